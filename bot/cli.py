@@ -1,0 +1,128 @@
+"""``ichor-bot``: the command line. Errors are one line on stderr and exit 2, never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from bot import __version__
+from bot.config import load_config
+from bot.config_paths import normalize_repo_path
+from bot.dir_snapshot import read_directory
+from bot.errors import IchorError, UsageError
+from bot.gate import GatePolicy, Report, TargetPolicy, check_structure
+from bot.gate.policy import CONFIG_FILE
+from bot.git_snapshot import GitRepository
+from bot.render import report_to_json, report_to_sarif, report_to_text
+from bot.snapshot import Snapshot
+
+EXIT_USAGE = 2
+_RENDERERS = {"text": report_to_text, "json": report_to_json, "sarif": report_to_sarif}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="ichor-bot", description="Ichor Bot: guards GitTarget paths.")
+    parser.add_argument("--version", action="version", version=f"ichor-bot {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    check = commands.add_parser(
+        "check",
+        help="run the acceptance gate on a repository or directory",
+        description=(
+            "Check every target of PATH/.ichor.yaml (or one ad-hoc --path) and print the verdict. "
+            "Without --rev the directory on disk is read; with --rev, the git objects at REV. "
+            "Exit 0: every target accepted; 1: a target refused; 2: usage or configuration error."
+        ),
+    )
+    check.add_argument(
+        "repo", nargs="?", default=".", metavar="PATH", help="repository (default: .)"
+    )
+    check.add_argument("--rev", help="check the committed tree at this revision (e.g. HEAD)")
+    check.add_argument(
+        "--path",
+        dest="target",
+        metavar="TARGET",
+        help="check this one repo-relative path as a target; .ichor.yaml is not read",
+    )
+    check.add_argument("--format", choices=sorted(_RENDERERS), default="text")
+    check.add_argument("-o", "--output", help="write the report to this file instead of stdout")
+    return parser
+
+
+def _snapshot(repo: str, rev: str | None) -> Snapshot:
+    if rev is not None:
+        return GitRepository(repo).snapshot(rev)
+    return read_directory(repo)
+
+
+def _adhoc_name(path: str) -> str:
+    last = path.rpartition("/")[2].lower()
+    name = re.sub(r"[^a-z0-9-]+", "-", last).strip("-")[:63].strip("-")
+    return name or "root"
+
+
+def run_check(repo: str, rev: str | None, target: str | None) -> Report:
+    adhoc: TargetPolicy | None = None
+    if target is not None:
+        try:
+            path = normalize_repo_path(target)
+        except ValueError as exc:
+            raise UsageError(f"--path {target!r}: {exc}") from None
+        adhoc = TargetPolicy(_adhoc_name(path), path)
+    with _snapshot(repo, rev) as snapshot:
+        if adhoc is not None:
+            return check_structure(snapshot, GatePolicy((adhoc,)))
+        result = load_config(snapshot)
+        if not result.present:
+            raise UsageError(
+                f"no {CONFIG_FILE} in {repo}; add one, or pass --path TARGET to check one path "
+                "without configuration"
+            )
+        if result.config is None:
+            return Report(revision=snapshot.revision, config_issues=result.issues)
+        return check_structure(snapshot, result.config.gate_policy())
+
+
+def _write(text: str, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror}") from None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    # Whatever a file name holds, printing it must never crash.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command != "check":
+            build_parser().print_help(sys.stderr)
+            return EXIT_USAGE
+        report = run_check(args.repo, args.rev, args.target)
+        _write(_RENDERERS[args.format](report), args.output)
+        return report.exit_code
+    except IchorError as exc:
+        print(f"ichor-bot: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

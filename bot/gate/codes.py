@@ -1,0 +1,113 @@
+"""Stable issue codes (DESIGN 3.1), each with what it means and the fix a person would make."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Severity(enum.StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+class IssueCode(enum.StrEnum):
+    FOREIGN_FILE = "foreign-file"
+    FOREIGN_SYMLINK = "foreign-symlink"
+    FOREIGN_SUBMODULE = "foreign-submodule"
+    IGNORE_SHADOWS_MANAGED = "ignore-shadows-managed"
+    INVALID_YAML = "invalid-yaml"
+    NON_KRM_YAML = "non-krm-yaml"
+    IMPURE_MANAGED_FILE = "impure-managed-file"
+    DUPLICATE_IDENTITY = "duplicate-identity"
+    MIXED_MANAGED_ALLOWLISTED = "mixed-managed-allowlisted"
+    UNSUPPORTED_KUSTOMIZE = "unsupported-kustomize"
+    PLAINTEXT_SECRET = "plaintext-secret"  # noqa: S105 - an issue code, not a secret
+    NOT_FOLLOWABLE = "not-followable"
+    FILE_TOO_LARGE = "file-too-large"
+    IGNORED_MANAGED_OBJECT = "ignored-managed-object"
+
+
+@dataclass(frozen=True, slots=True)
+class CodeInfo:
+    severity: Severity
+    summary: str
+    fix: str
+
+
+CODES: dict[IssueCode, CodeInfo] = {
+    IssueCode.FOREIGN_FILE: CodeInfo(
+        Severity.ERROR,
+        "A file in no accepted role of a GitTarget path.",
+        "`git rm` it, move it out of the target, or add a pattern for it to the target's "
+        ".gittargetignore.",
+    ),
+    IssueCode.FOREIGN_SYMLINK: CodeInfo(
+        Severity.ERROR,
+        "A symbolic link inside a GitTarget path (it could lead a writer out of the subtree).",
+        "Replace the link with the file itself, or add a pattern for it to the target's "
+        ".gittargetignore.",
+    ),
+    IssueCode.FOREIGN_SUBMODULE: CodeInfo(
+        Severity.ERROR,
+        "A git submodule (gitlink) inside a GitTarget path.",
+        "Move the submodule out of the target (`git rm` it here), or add a pattern for it to the "
+        "target's .gittargetignore.",
+    ),
+    IssueCode.IGNORE_SHADOWS_MANAGED: CodeInfo(
+        Severity.ERROR,
+        "A .gittargetignore pattern hides every managed file, or a path the operator writes.",
+        "Remove the pattern, or narrow it so it names only what should be ignored.",
+    ),
+    IssueCode.INVALID_YAML: CodeInfo(
+        Severity.ERROR,
+        "A YAML file that does not parse.",
+        "Fix the syntax at the line given, or ignore the file in .gittargetignore.",
+    ),
+    IssueCode.NON_KRM_YAML: CodeInfo(
+        Severity.ERROR,
+        "A YAML file whose documents are not Kubernetes objects.",
+        "Move the file out of the target or ignore it in .gittargetignore.",
+    ),
+    IssueCode.IMPURE_MANAGED_FILE: CodeInfo(
+        Severity.ERROR,
+        "A file with a managed object that also holds an empty, non-KRM or invalid document.",
+        "Remove the extra document so the file holds only Kubernetes objects.",
+    ),
+    IssueCode.DUPLICATE_IDENTITY: CodeInfo(
+        Severity.ERROR,
+        "The same object (group, kind, namespace, name) defined twice.",
+        "Keep one definition and remove the other.",
+    ),
+    IssueCode.MIXED_MANAGED_ALLOWLISTED: CodeInfo(
+        Severity.ERROR,
+        "A managed object inside a kustomization file.",
+        "Move the object into its own file.",
+    ),
+    IssueCode.UNSUPPORTED_KUSTOMIZE: CodeInfo(
+        Severity.ERROR,
+        "A kustomization using a feature outside the accepted set.",
+        "Render the feature's output into plain objects, or move the kustomization out of the "
+        "target.",
+    ),
+    IssueCode.PLAINTEXT_SECRET: CodeInfo(
+        Severity.ERROR,
+        "A sensitive object stored in plain text.",
+        "Encrypt the file with SOPS (`sops --encrypt --in-place`).",
+    ),
+    IssueCode.NOT_FOLLOWABLE: CodeInfo(
+        Severity.ERROR,
+        "A managed object whose type the operator cannot follow.",
+        "Remove the object, or record the type in the target's capabilities file.",
+    ),
+    IssueCode.FILE_TOO_LARGE: CodeInfo(
+        Severity.ERROR,
+        "A file over the size limit; it is not read.",
+        "Split the file, or ignore it in .gittargetignore.",
+    ),
+    IssueCode.IGNORED_MANAGED_OBJECT: CodeInfo(
+        Severity.WARNING,
+        "An ignored YAML file holds a managed-looking object or sits on a placement path.",
+        "Check that ignoring it is intended.",
+    ),
+}

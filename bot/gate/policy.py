@@ -1,0 +1,23 @@
+"""What the gate is asked to check: targets and their settings, already validated."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The bot's own configuration, at the repository root.
+CONFIG_FILE = ".ichor.yaml"
+DEFAULT_PLACEMENT = "{group}/{version}/{resource}/{namespace}/{name}.yaml"
+# The ignore file is a handful of patterns; anything near this size is not one.
+MAX_IGNORE_FILE_BYTES = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class TargetPolicy:
+    name: str
+    path: str  # repo-relative POSIX, "" for the repository root
+    placement: str = DEFAULT_PLACEMENT
+
+
+@dataclass(frozen=True, slots=True)
+class GatePolicy:
+    targets: tuple[TargetPolicy, ...]

@@ -1,0 +1,98 @@
+"""The gate's result types: issues, per-target reports and the whole report (DESIGN 3.6)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from bot.gate.codes import CODES, IssueCode, Severity
+
+
+class Role(enum.StrEnum):
+    """The role an entry plays in a target; the keys of the report's ``counts``."""
+
+    MANAGED = "managed"
+    BUILD_DIRECTIVE = "build-directive"
+    OPERATOR_ARTIFACT = "operator-artifact"
+    BENIGN_PASSENGER = "benign-passenger"
+    IGNORED = "ignored"
+    FOREIGN = "foreign"
+
+
+class Verdict(enum.StrEnum):
+    ACCEPTED = "accepted"
+    REFUSED = "refused"
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    kind: IssueCode
+    path: str
+    message: str
+    line: int | None = None
+    pattern: str | None = None
+    severity: Severity = field(default=Severity.ERROR)
+
+    @classmethod
+    def of(
+        cls,
+        kind: IssueCode,
+        path: str,
+        message: str,
+        *,
+        line: int | None = None,
+        pattern: str | None = None,
+    ) -> Issue:
+        return cls(kind, path, message, line, pattern, CODES[kind].severity)
+
+    def sort_key(self) -> tuple[bytes, int, str]:
+        raw = self.path.encode("utf-8", "surrogateescape")
+        return (raw, -1 if self.line is None else self.line, self.kind.value)
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigIssue:
+    """A problem with ``.ichor.yaml``: a stable ``kind`` and a message naming key and value."""
+
+    kind: str
+    message: str
+    path: str = ".ichor.yaml"
+
+
+def empty_counts() -> dict[Role, int]:
+    return dict.fromkeys(Role, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class TargetReport:
+    name: str
+    path: str
+    issues: tuple[Issue, ...]
+    counts: Mapping[Role, int]
+    # Inputs for the content gate: YAML files in the managed role, and build directives.
+    yaml_files: tuple[str, ...] = ()
+    build_directives: tuple[str, ...] = ()
+
+    @property
+    def verdict(self) -> Verdict:
+        refused = any(i.severity is Severity.ERROR for i in self.issues)
+        return Verdict.REFUSED if refused else Verdict.ACCEPTED
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    revision: str | None
+    config_issues: tuple[ConfigIssue, ...] = ()
+    targets: tuple[TargetReport, ...] = ()
+
+    @property
+    def accepted(self) -> bool:
+        return not self.config_issues and all(t.verdict is Verdict.ACCEPTED for t in self.targets)
+
+    @property
+    def exit_code(self) -> int:
+        """0 every target accepted, 1 a target refused, 2 a configuration error (DESIGN 3.6)."""
+        if self.config_issues:
+            return 2
+        return 0 if self.accepted else 1

@@ -1,0 +1,188 @@
+"""The structural gate: every entry of a target in exactly one role (DESIGN 3, roles 1–7).
+
+A pure function of the snapshot and the policy. The only content it reads is the root
+``.gittargetignore`` (and a symlink's target, for the message); YAML files are collected for
+the content gate, not read here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from bot.errors import IchorError
+from bot.gate.codes import IssueCode
+from bot.gate.policy import CONFIG_FILE, MAX_IGNORE_FILE_BYTES, GatePolicy, TargetPolicy
+from bot.gate.report import Issue, Report, Role, TargetReport, empty_counts
+from bot.ignore import IGNORE_FILE, IgnoreMatcher, parse_ignore_file
+from bot.paths import basename, decode_path, display_path, join, relative_to
+from bot.snapshot import Entry, EntryKind, Snapshot
+
+OPERATOR_ARTIFACTS = frozenset({"README.md", ".sops.yaml"})
+BUILD_DIRECTIVES = frozenset({"kustomization.yaml", "kustomization.yml"})
+BENIGN_PASSENGERS = frozenset(
+    {".gitignore", ".gitattributes", ".gitkeep", ".keep"}
+    | {
+        f"{stem}{ext}"
+        for stem in ("LICENSE", "LICENCE", "COPYING", "NOTICE")
+        for ext in ("", ".txt")
+    }
+)
+BENIGN_SUFFIXES = (".md", ".markdown")
+YAML_SUFFIXES = (".yaml", ".yml")
+_MAX_LINK_TARGET_SHOWN = 1024
+
+
+def check_structure(snapshot: Snapshot, policy: GatePolicy) -> Report:
+    """Run the structural gate on every target of ``policy``."""
+    targets = tuple(check_target(snapshot, target) for target in policy.targets)
+    return Report(revision=snapshot.revision, targets=targets)
+
+
+def check_target(snapshot: Snapshot, target: TargetPolicy) -> TargetReport:
+    issues: list[Issue] = list(_path_itself(snapshot, target.path))
+    counts = empty_counts()
+    yaml_files: list[str] = []
+    directives: list[str] = []
+    matcher, ignore_issues = _load_ignore_file(snapshot, target.path)
+    issues.extend(ignore_issues)
+
+    for entry in snapshot.under(target.path):
+        if entry.path == target.path:
+            continue  # the target path itself is not a directory: reported by _path_itself
+        rel = relative_to(entry.path, target.path)
+        role, issue = _classify(entry, rel, matcher)
+        counts[role] += 1
+        if issue is not None:
+            issues.append(issue)
+        elif role is Role.MANAGED:
+            yaml_files.append(entry.path)
+        elif role is Role.BUILD_DIRECTIVE:
+            directives.append(entry.path)
+
+    issues.sort(key=Issue.sort_key)
+    return TargetReport(
+        name=target.name,
+        path=target.path,
+        issues=tuple(issues),
+        counts=counts,
+        yaml_files=tuple(yaml_files),
+        build_directives=tuple(directives),
+    )
+
+
+def _classify(entry: Entry, rel: str, matcher: IgnoreMatcher) -> tuple[Role, Issue | None]:
+    """Roles 1–7 in DESIGN order; the first that applies decides."""
+    name = basename(rel)
+    # 1. links are refused unless ignored: a writer could follow them out of the subtree.
+    if entry.kind is EntryKind.SYMLINK:
+        if matcher.is_ignored(rel):
+            return Role.IGNORED, None
+        return Role.FOREIGN, _foreign_symlink(entry)
+    if entry.kind is EntryKind.GITLINK:
+        if matcher.is_ignored(rel):
+            return Role.IGNORED, None
+        message = f"git submodule (gitlink at commit {entry.oid})" if entry.oid else "git submodule"
+        return Role.FOREIGN, Issue.of(IssueCode.FOREIGN_SUBMODULE, entry.path, message)
+    if entry.kind is EntryKind.FILE:
+        # 2. the root ignore file is the matcher itself.
+        if rel == IGNORE_FILE:
+            return Role.OPERATOR_ARTIFACT, None
+        # A target at the repository root holds the bot's own configuration too.
+        if entry.path == CONFIG_FILE:
+            return Role.OPERATOR_ARTIFACT, None
+        # 3. the operator's own files and build directives cannot be ignored away.
+        if name in OPERATOR_ARTIFACTS:
+            return Role.OPERATOR_ARTIFACT, None
+        if name in BUILD_DIRECTIVES:
+            return Role.BUILD_DIRECTIVE, None
+    # 4. the root ignore file: never read.
+    if matcher.is_ignored(rel):
+        return Role.IGNORED, None
+    if entry.kind is EntryKind.SPECIAL:
+        return Role.FOREIGN, Issue.of(
+            IssueCode.FOREIGN_FILE, entry.path, "not a regular file (a FIFO, socket or device)"
+        )
+    # 5. YAML: read and parsed by the content gate.
+    if name.endswith(YAML_SUFFIXES):
+        return Role.MANAGED, None
+    # 6. benign passengers, after the ignore filter so they stay suppressible.
+    if name in BENIGN_PASSENGERS or name.endswith(BENIGN_SUFFIXES):
+        return Role.BENIGN_PASSENGER, None
+    # 7. everything else.
+    return Role.FOREIGN, Issue.of(IssueCode.FOREIGN_FILE, entry.path, _foreign_file_message(name))
+
+
+def _foreign_file_message(name: str) -> str:
+    base = "not YAML, a build directive, an operator artifact or a benign passenger"
+    if name == IGNORE_FILE:
+        return (
+            "a .gittargetignore below the target root is not honoured (only the one at the "
+            "target root is); remove it or merge its patterns into the root file"
+        )
+    lowered = name.lower()
+    if lowered.endswith(YAML_SUFFIXES):
+        return f"{base}; YAML is recognised by a lower-case '.yaml' or '.yml' extension"
+    shown = display_path(name)
+    if shown != name:
+        stripped = "".join(ch for ch in name if ch.isprintable())
+        if stripped.endswith(YAML_SUFFIXES):
+            return f"{base}; the name '{shown}' has an invisible character after its YAML extension"
+        return f"{base}; the name contains characters shown escaped: '{shown}'"
+    return base
+
+
+def _foreign_symlink(entry: Entry) -> Issue:
+    message = "symbolic link"
+    if entry.size <= _MAX_LINK_TARGET_SHOWN:
+        # The link's target only decorates the message; an unreadable one is left out.
+        with contextlib.suppress(IchorError, OSError):
+            message = f"symbolic link to '{display_path(decode_path(entry.read()))}'"
+    return Issue.of(IssueCode.FOREIGN_SYMLINK, entry.path, message)
+
+
+def _path_itself(snapshot: Snapshot, root: str) -> list[Issue]:
+    """The target path and its parents must be plain directories, never a link or a file."""
+    issues: list[Issue] = []
+    if root == "":
+        return issues
+    parts = root.split("/")
+    for depth in range(1, len(parts) + 1):
+        prefix = "/".join(parts[:depth])
+        entry = snapshot.get(prefix)
+        if entry is None:
+            continue
+        what = "the target path" if prefix == root else f"a parent of the target path {root!r}"
+        if entry.kind is EntryKind.SYMLINK:
+            issues.append(Issue.of(IssueCode.FOREIGN_SYMLINK, prefix, f"{what} is a symbolic link"))
+        elif entry.kind is EntryKind.GITLINK:
+            issues.append(Issue.of(IssueCode.FOREIGN_SUBMODULE, prefix, f"{what} is a submodule"))
+        else:
+            issues.append(Issue.of(IssueCode.FOREIGN_FILE, prefix, f"{what} is a file"))
+        break
+    return issues
+
+
+def _load_ignore_file(snapshot: Snapshot, root: str) -> tuple[IgnoreMatcher, list[Issue]]:
+    path = join(root, IGNORE_FILE)
+    entry = snapshot.get(path)
+    if entry is None or entry.kind is not EntryKind.FILE:
+        return IgnoreMatcher.empty(), []
+    if entry.size > MAX_IGNORE_FILE_BYTES:
+        message = (
+            f"{entry.size} bytes, over the {MAX_IGNORE_FILE_BYTES} byte limit for an ignore file; "
+            "it is not read, so nothing in the target is ignored"
+        )
+        return IgnoreMatcher.empty(), [Issue.of(IssueCode.FILE_TOO_LARGE, path, message)]
+    parsed = parse_ignore_file(decode_path(entry.read()))
+    issues = [
+        Issue.of(
+            IssueCode.IGNORE_SHADOWS_MANAGED,
+            path,
+            f"pattern '{display_path(denied.pattern)}' would hide every managed file, the "
+            "operator's own writes included; it is not applied",
+            line=denied.line,
+            pattern=denied.pattern,
+        )
+        for denied in parsed.denied
+    ]
+    return parsed.matcher, issues

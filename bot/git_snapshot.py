@@ -1,0 +1,205 @@
+"""Snapshots read from git objects: one ``ls-tree`` and one long-lived ``cat-file`` process.
+
+Nothing is checked out and nothing from the repository runs: symlinks are blobs holding their
+target, gitlinks are visible as commits. Sizes come from ``info`` requests before any content is
+read, so a too-large file can be refused without fetching it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import threading
+from pathlib import Path
+from typing import IO
+
+from bot.errors import (
+    NotARepositoryError,
+    RevisionNotFoundError,
+    SnapshotError,
+    UnreadableEntryError,
+)
+from bot.paths import decode_path, display_path
+from bot.snapshot import Entry, EntryKind, Reader, Snapshot
+
+# Variables that would point git at some other repository than the one we name.
+_LOCATING_VARS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+)
+# Requests per round trip to cat-file: keeps both pipes well under their 64 KiB buffers.
+_INFO_CHUNK = 400
+
+
+def git_environment() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _LOCATING_VARS}
+    env.update({"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "LANGUAGE": "C"})
+    return env
+
+
+def _first_line(stderr: bytes) -> str:
+    for line in stderr.decode("utf-8", "replace").splitlines():
+        line = line.strip()
+        if line:
+            return line.removeprefix("fatal: ").removeprefix("error: ")
+    return "git failed without a message"
+
+
+class GitRepository:
+    """A local git repository (bare or with a work tree) read through git's plumbing only."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        if not self.path.is_dir():
+            raise NotARepositoryError(f"{self.path}: not a directory")
+        proc = self._run("rev-parse", "--git-dir", check=False)
+        if proc.returncode != 0:
+            raise NotARepositoryError(
+                f"{self.path}: not a git repository ({_first_line(proc.stderr)})"
+            )
+
+    def _run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+        proc = subprocess.run(
+            ["git", "-C", str(self.path), *args],
+            capture_output=True,
+            env=git_environment(),
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        if check and proc.returncode != 0:
+            raise SnapshotError(f"git {args[0]} failed in {self.path}: {_first_line(proc.stderr)}")
+        return proc
+
+    def resolve(self, rev: str) -> str:
+        """The commit id ``rev`` names; raises :class:`RevisionNotFoundError` when none."""
+        if not rev or rev.startswith("-") or "\n" in rev or "\0" in rev:
+            raise RevisionNotFoundError(f"invalid revision {rev!r}")
+        proc = self._run("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
+        if proc.returncode != 0:
+            raise RevisionNotFoundError(f"revision {rev!r} not found in {self.path}")
+        return proc.stdout.decode().strip()
+
+    def snapshot(self, rev: str) -> Snapshot:
+        commit = self.resolve(rev)
+        listing = self._run("ls-tree", "-r", "-z", "--full-tree", commit).stdout
+        catfile = CatFile(self.path)
+        try:
+            entries = _entries_from_listing(listing, catfile)
+        except BaseException:
+            catfile.close()
+            raise
+        return Snapshot(entries, revision=commit, closer=catfile.close)
+
+
+def _entries_from_listing(listing: bytes, catfile: CatFile) -> list[Entry]:
+    records: list[tuple[str, EntryKind, str]] = []
+    for record in listing.split(b"\0"):
+        if not record:
+            continue
+        meta, _, raw_path = record.partition(b"\t")
+        mode, otype, raw_oid = meta.split(b" ")
+        records.append((decode_path(raw_path), _kind(mode, otype), raw_oid.decode()))
+    sizes = catfile.sizes([oid for _, kind, oid in records if kind is not EntryKind.GITLINK])
+    entries = []
+    for path, kind, oid in records:
+        size = 0 if kind is EntryKind.GITLINK else sizes[oid]
+        reader = _no_content if kind is EntryKind.GITLINK else catfile.reader(oid, path)
+        entries.append(Entry(path, kind, size, oid=oid, reader=reader))
+    return entries
+
+
+def _kind(mode: bytes, otype: bytes) -> EntryKind:
+    if mode == b"160000" or otype == b"commit":
+        return EntryKind.GITLINK
+    if mode == b"120000":
+        return EntryKind.SYMLINK
+    return EntryKind.FILE
+
+
+def _no_content() -> bytes:
+    raise UnreadableEntryError("a submodule has no content in this repository")
+
+
+class CatFile:
+    """One ``git cat-file --batch-command`` process, started on first use, shared by readers."""
+
+    def __init__(self, repo: Path) -> None:
+        self._repo = repo
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+
+    def _pipes(self) -> tuple[IO[bytes], IO[bytes]]:
+        if self._proc is None:
+            self._proc = subprocess.Popen(
+                ["git", "-C", str(self._repo), "cat-file", "--batch-command"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=git_environment(),
+            )
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        return self._proc.stdin, self._proc.stdout
+
+    def sizes(self, oids: list[str]) -> dict[str, int]:
+        unique = list(dict.fromkeys(oids))
+        found: dict[str, int] = {}
+        with self._lock:
+            stdin, stdout = self._pipes()
+            for start in range(0, len(unique), _INFO_CHUNK):
+                chunk = unique[start : start + _INFO_CHUNK]
+                stdin.write(b"".join(f"info {oid}\n".encode() for oid in chunk))
+                stdin.flush()
+                for oid in chunk:
+                    found[oid] = self._header_size(stdout.readline(), oid)
+        return found
+
+    def read(self, oid: str) -> bytes:
+        with self._lock:
+            stdin, stdout = self._pipes()
+            stdin.write(f"contents {oid}\n".encode())
+            stdin.flush()
+            size = self._header_size(stdout.readline(), oid)
+            data = stdout.read(size)
+            stdout.read(1)  # the newline after the content
+        if len(data) != size:
+            raise UnreadableEntryError(f"object {oid} was cut short")
+        return data
+
+    def reader(self, oid: str, path: str) -> Reader:
+        def read() -> bytes:
+            try:
+                return self.read(oid)
+            except (OSError, UnreadableEntryError) as exc:
+                raise UnreadableEntryError(f"cannot read {display_path(path)}: {exc}") from None
+
+        return read
+
+    @staticmethod
+    def _header_size(header: bytes, oid: str) -> int:
+        parts = header.split()
+        if len(parts) == 3:
+            return int(parts[2])
+        if len(parts) == 2 and parts[1] == b"missing":
+            raise UnreadableEntryError(f"object {oid} is missing from the repository")
+        raise UnreadableEntryError(f"git cat-file gave no answer for object {oid}")
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        assert proc.stdin is not None and proc.stdout is not None
+        with contextlib.suppress(OSError):  # the process may already have gone
+            proc.stdin.close()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()

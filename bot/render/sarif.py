@@ -1,0 +1,106 @@
+"""The report as SARIF 2.1.0, for code-scanning uploads: one rule per issue code."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+from bot import __version__
+from bot.gate.codes import CODES, IssueCode, Severity
+from bot.gate.report import Issue, Report
+from bot.paths import encode_path
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+CONFIG_RULE = "invalid-config"
+_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning"}
+
+
+def _rule_name(code: str) -> str:
+    return "".join(part.capitalize() for part in code.split("-"))
+
+
+def _rules() -> list[dict[str, Any]]:
+    rules = [
+        {
+            "id": code.value,
+            "name": _rule_name(code.value),
+            "shortDescription": {"text": info.summary},
+            "help": {"text": info.fix},
+            "defaultConfiguration": {"level": _LEVEL[info.severity]},
+        }
+        for code, info in CODES.items()
+    ]
+    rules.append(
+        {
+            "id": CONFIG_RULE,
+            "name": _rule_name(CONFIG_RULE),
+            "shortDescription": {"text": "The repository's .ichor.yaml is not valid."},
+            "help": {"text": "Fix the key named in the message."},
+            "defaultConfiguration": {"level": "error"},
+        }
+    )
+    return rules
+
+
+def _uri(path: str) -> str:
+    # RFC 3986 percent-encoding of the raw bytes, so non-UTF-8 names stay exact.
+    return quote(encode_path(path), safe="/")
+
+
+def _location(path: str, line: int | None) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(path), "uriBaseId": "%SRCROOT%"}}
+    if line is not None:
+        physical["region"] = {"startLine": line}
+    return {"physicalLocation": physical}
+
+
+def report_to_sarif_dict(report: Report) -> dict[str, Any]:
+    rules = _rules()
+    index = {rule["id"]: i for i, rule in enumerate(rules)}
+    results: list[dict[str, Any]] = [
+        {
+            "ruleId": CONFIG_RULE,
+            "ruleIndex": index[CONFIG_RULE],
+            "level": "error",
+            "message": {"text": f"{issue.kind}: {issue.message}"},
+            "locations": [_location(issue.path, None)],
+        }
+        for issue in report.config_issues
+    ]
+    for target in report.targets:
+        for issue in sorted(target.issues, key=Issue.sort_key):
+            results.append(_result(issue, target.name, index))
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "ichor-bot",
+                "version": __version__,
+                "rules": rules,
+            }
+        },
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    }
+    if report.revision:
+        run["properties"] = {"revision": report.revision}
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def _result(issue: Issue, target: str, index: dict[str, int]) -> dict[str, Any]:
+    code: IssueCode = issue.kind
+    result: dict[str, Any] = {
+        "ruleId": code.value,
+        "ruleIndex": index[code.value],
+        "level": _LEVEL[issue.severity],
+        "message": {"text": issue.message},
+        "locations": [_location(issue.path, issue.line)],
+        "properties": {"target": target},
+    }
+    if issue.pattern is not None:
+        result["properties"]["pattern"] = issue.pattern.encode("utf-8", "backslashreplace").decode()
+    return result
+
+
+def report_to_sarif(report: Report) -> str:
+    return json.dumps(report_to_sarif_dict(report), indent=2, ensure_ascii=False) + "\n"

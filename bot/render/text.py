@@ -1,0 +1,108 @@
+"""The report as text a person reads in a terminal: a verdict per target, issues by code, fixes."""
+
+from __future__ import annotations
+
+import shlex
+from collections import defaultdict
+
+from bot.gate.codes import CODES, IssueCode
+from bot.gate.report import Issue, Report, Role, TargetReport, Verdict
+from bot.ignore import IGNORE_FILE
+from bot.paths import display_path, encode_path, join, relative_to
+from bot.render.as_json import shown_target_path
+
+_GLOB_SPECIALS = frozenset("*?[\\")
+# Codes whose entries can be kept by naming them in the ignore file.
+_IGNORABLE = frozenset(
+    {IssueCode.FOREIGN_FILE, IssueCode.FOREIGN_SYMLINK, IssueCode.FOREIGN_SUBMODULE}
+)
+
+
+def ignore_pattern_for(rel_path: str) -> str:
+    """An anchored ``.gittargetignore`` pattern that matches exactly ``rel_path``."""
+    escaped = "".join("\\" + ch if ch in _GLOB_SPECIALS else ch for ch in rel_path)
+    if escaped.endswith(" "):
+        escaped = escaped[:-1] + "\\ "
+    return "/" + escaped
+
+
+def _shell(path: str) -> str:
+    """A shell word for ``path``; names that are not UTF-8 are shown with ``$'...'`` escapes."""
+    raw = encode_path(path)
+    if raw.isascii() and raw.decode().isprintable():
+        return shlex.quote(path)
+    return "$'" + "".join(_shell_char(b) for b in raw) + "'"
+
+
+def _shell_char(byte: int) -> str:
+    ch = chr(byte)
+    if 0x20 <= byte < 0x7F and ch not in "'\\":
+        return ch
+    return f"\\x{byte:02x}"
+
+
+def _counts(target: TargetReport) -> str:
+    return ", ".join(f"{role.value} {target.counts.get(role, 0)}" for role in Role)
+
+
+def _fixes(code: IssueCode, target: TargetReport, issues: list[Issue]) -> list[str]:
+    lines: list[str] = []
+    ignore_file = display_path(join(target.path, IGNORE_FILE))
+    if code in _IGNORABLE:
+        removable = [i.path for i in issues if i.path != target.path]
+        if removable:
+            words = " ".join(_shell(p) for p in removable[:10])
+            more = " ..." if len(removable) > 10 else ""
+            lines.append(f"    fix: git rm -r -- {words}{more}")
+            patterns = [ignore_pattern_for(relative_to(p, target.path)) for p in removable[:10]]
+            lines.append(f"     or: add to {ignore_file}:")
+            lines.extend(f"           {display_path(p)}" for p in patterns)
+            return lines
+    lines.append(f"    fix: {CODES[code].fix}")
+    return lines
+
+
+def _target_text(target: TargetReport) -> list[str]:
+    verdict = "ACCEPTED" if target.verdict is Verdict.ACCEPTED else "REFUSED"
+    path = shown_target_path(target.path)
+    errors = sum(1 for i in target.issues if i.severity.value == "error")
+    warnings = len(target.issues) - errors
+    tally = f"{errors} error{'s' * (errors != 1)}"
+    if warnings:
+        tally += f", {warnings} warning{'s' * (warnings != 1)}"
+    lines = [f"{verdict}  {target.name} ({path}): {tally}", f"  {_counts(target)}"]
+    grouped: dict[IssueCode, list[Issue]] = defaultdict(list)
+    for issue in sorted(target.issues, key=Issue.sort_key):
+        grouped[issue.kind].append(issue)
+    for code in sorted(grouped, key=lambda c: c.value):
+        issues = grouped[code]
+        lines.append(f"  {code.value} ({len(issues)}): {CODES[code].summary}")
+        # One shared message is said once, not on every line.
+        messages = {i.message for i in issues}
+        shared = messages.pop() if len(messages) == 1 and len(issues) > 1 else None
+        if shared is not None:
+            lines.append(f"    ({shared})")
+        for issue in issues:
+            where = display_path(issue.path) + (f":{issue.line}" if issue.line else "")
+            lines.append(f"    {where}" if shared is not None else f"    {where}  {issue.message}")
+        lines.extend(_fixes(code, target, issues))
+    return lines
+
+
+def report_to_text(report: Report) -> str:
+    lines: list[str] = []
+    if report.revision:
+        lines.append(f"revision {report.revision}")
+    if report.config_issues:
+        lines.append(f"CONFIGURATION ERROR  {len(report.config_issues)} issue(s) in .ichor.yaml:")
+        lines.extend(f"  {i.kind}: {i.message}" for i in report.config_issues)
+        lines.append("  Nothing was checked; fix the configuration first.")
+    for target in report.targets:
+        if lines:
+            lines.append("")
+        lines.extend(_target_text(target))
+    if report.targets:
+        accepted = sum(1 for t in report.targets if t.verdict is Verdict.ACCEPTED)
+        lines.append("")
+        lines.append(f"{accepted} of {len(report.targets)} target(s) accepted")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,72 @@
+"""Shared test helpers: real git repositories in temp dirs, the CLI in-process, named fixtures."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from bot.cli import main
+from bot.demo import build_repository
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+SHARED = ROOT.parent / "shared"
+ONE_TARGET = "version: 1\ntargets:\n  - {name: t, path: t}\n"
+
+
+def load_fixture(name: str) -> Any:
+    """A recorded fixture by name: ``gate/structural_inputs.yaml`` or ``....json``."""
+    path = FIXTURES / name
+    text = path.read_text(encoding="utf-8")
+    return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+RunCli = Callable[..., CliResult]
+MakeRepo = Callable[..., Path]
+
+
+@pytest.fixture
+def run_cli(capsys: pytest.CaptureFixture[str]) -> RunCli:
+    def run(*args: str) -> CliResult:
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path) -> MakeRepo:
+    counter = iter(range(1_000_000))
+
+    def make(
+        files: Mapping[str, bytes | str],
+        *,
+        symlinks: Mapping[str, str] | None = None,
+        gitlinks: Mapping[str, str] | None = None,
+        config: str | None = ONE_TARGET,
+    ) -> Path:
+        blobs = {p: d.encode() if isinstance(d, str) else d for p, d in files.items()}
+        if config is not None:
+            blobs.setdefault(".ichor.yaml", config.encode())
+        repo = tmp_path / f"repo{next(counter)}"
+        build_repository(repo, blobs, symlinks=symlinks, gitlinks=gitlinks)
+        return repo
+
+    return make

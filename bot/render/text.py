@@ -19,8 +19,25 @@ _IGNORABLE = frozenset(
 
 
 def ignore_pattern_for(rel_path: str) -> str:
-    """An anchored ``.gittargetignore`` pattern that matches exactly ``rel_path``."""
-    escaped = "".join("\\" + ch if ch in _GLOB_SPECIALS else ch for ch in rel_path)
+    """An anchored ``.gittargetignore`` line that matches ``rel_path`` and can be typed.
+
+    Glob characters are escaped. A byte that is not UTF-8 or an ASCII control character becomes
+    ``?`` (one byte, for git and for the matcher alike); a run of other invisible characters
+    becomes ``*``, since a line of the file cannot show them.
+    """
+    out: list[str] = []
+    for ch in rel_path:
+        code = ord(ch)
+        if ch in _GLOB_SPECIALS:
+            out.append("\\" + ch)
+        elif 0xDC80 <= code <= 0xDCFF or code < 0x20 or code == 0x7F:
+            out.append("?")
+        elif not ch.isprintable() and ch != " ":
+            if not out or out[-1] != "*":
+                out.append("*")
+        else:
+            out.append(ch)
+    escaped = "".join(out)
     if escaped.endswith(" "):
         escaped = escaped[:-1] + "\\ "
     return "/" + escaped
@@ -56,7 +73,7 @@ def _fixes(code: IssueCode, target: TargetReport, issues: list[Issue]) -> list[s
             lines.append(f"    fix: git rm -r -- {words}{more}")
             patterns = [ignore_pattern_for(relative_to(p, target.path)) for p in removable[:10]]
             lines.append(f"     or: add to {ignore_file}:")
-            lines.extend(f"           {display_path(p)}" for p in patterns)
+            lines.extend(f"           {p}" for p in patterns)
             return lines
     lines.append(f"    fix: {CODES[code].fix}")
     return lines

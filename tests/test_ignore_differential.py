@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import subprocess
 from pathlib import Path
-
-import pytest
 
 from bot.ignore import IgnoreMatcher, read_rules
 from bot.paths import decode_path, display_path
@@ -270,7 +267,6 @@ def _report(number: int, patterns: bytes, files: list[bytes], git: set[bytes]) -
     return f"  case c{number:04d}, patterns:\n{shown}\n" + "\n".join(lines)
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_matcher_agrees_with_git(tmp_path: Path) -> None:
     rng = random.Random(SEED)
     cases = list(EDGE_CASES)

@@ -1,4 +1,5 @@
-"""Every structural rule as a real git repository checked through the CLI, against expected JSON."""
+"""Every structural rule and configuration issue as a real git repository checked through the
+CLI, against the expected JSON recorded in fixtures/gate/check_expected.json."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import pytest
 
 from tests.conftest import FIXTURES, MakeRepo, RunCli, load_fixture
 
-CASES: dict[str, Any] = load_fixture("gate/structural_inputs.yaml")
-EXPECTED_FILE = FIXTURES / "gate/structural_expected.json"
+CASES: dict[str, Any] = load_fixture("gate/check_cases.yaml")
+EXPECTED_FILE = FIXTURES / "gate/check_expected.json"
 
 
 def _expected() -> dict[str, Any]:

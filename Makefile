@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO   := fixtures/demo
 
-.PHONY: run test lint types pytest install clean demo
+.PHONY: run test lint types pytest install clean bench
 
 install: $(STAMP)
 
@@ -24,8 +24,8 @@ run: $(STAMP)
 	@$(BIN)/ichor-bot check $(DEMO)/repo --rev HEAD; rc=$$?; [ $$rc -le 1 ] || exit $$rc
 
 lint: $(STAMP)
-	$(BIN)/ruff check bot workers tests
-	$(BIN)/ruff format --check bot workers tests
+	$(BIN)/ruff check bot workers tests bench scripts
+	$(BIN)/ruff format --check bot workers tests bench scripts
 
 types: $(STAMP)
 	$(BIN)/mypy --strict bot workers
@@ -34,6 +34,10 @@ pytest: $(STAMP)
 	$(BIN)/pytest -q
 
 test: lint types pytest
+
+# Speed and memory as ratios against baselines measured in the same run (never asserted).
+bench: $(STAMP)
+	$(BIN)/python bench/bench_gate.py
 
 clean:
 	rm -rf $(VENV) $(DEMO)/repo .pytest_cache .mypy_cache .ruff_cache

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 import sys
 from collections.abc import Sequence
@@ -11,13 +12,16 @@ from pathlib import Path
 from bot import __version__
 from bot.config import load_config
 from bot.config_paths import normalize_repo_path
+from bot.content.cache import DirectoryFactsCache, FactsCache
 from bot.dir_snapshot import read_directory
 from bot.errors import IchorError, UsageError
-from bot.gate import GatePolicy, Report, TargetPolicy, check_structure
-from bot.gate.policy import CONFIG_FILE
+from bot.gate import GatePolicy, Report, TargetPolicy
+from bot.gate.policy import CONFIG_FILE, DEFAULT_MAX_YAML_BYTES
+from bot.gate.run import run_gate
 from bot.git_snapshot import GitRepository
 from bot.render import report_to_json, report_to_sarif, report_to_text
 from bot.snapshot import Snapshot
+from bot.types_command import add_types_parser, run_types
 
 EXIT_USAGE = 2
 _RENDERERS = {"text": report_to_text, "json": report_to_json, "sarif": report_to_sarif}
@@ -52,7 +56,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="check this one repo-relative path as a target; .ichor.yaml is not read",
     )
     check.add_argument("--format", choices=sorted(_RENDERERS), default="text")
+    check.add_argument(
+        "--max-yaml-size",
+        type=int,
+        default=DEFAULT_MAX_YAML_BYTES,
+        metavar="BYTES",
+        help=f"YAML files over this size are refused unread (default {DEFAULT_MAX_YAML_BYTES})",
+    )
+    check.add_argument(
+        "--cache-dir",
+        help="keep parsed-file facts here, keyed by blob id, to speed up repeated --rev checks",
+    )
     check.add_argument("-o", "--output", help="write the report to this file instead of stdout")
+    add_types_parser(commands)
     return parser
 
 
@@ -68,7 +84,16 @@ def _adhoc_name(path: str) -> str:
     return name or "root"
 
 
-def run_check(repo: str, rev: str | None, target: str | None) -> Report:
+def run_check(
+    repo: str,
+    rev: str | None,
+    target: str | None,
+    *,
+    max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES,
+    cache: FactsCache | None = None,
+) -> Report:
+    if max_yaml_bytes < 1:
+        raise UsageError("--max-yaml-size must be a positive number of bytes")
     adhoc: TargetPolicy | None = None
     if target is not None:
         try:
@@ -78,7 +103,7 @@ def run_check(repo: str, rev: str | None, target: str | None) -> Report:
         adhoc = TargetPolicy(_adhoc_name(path), path)
     with _snapshot(repo, rev) as snapshot:
         if adhoc is not None:
-            return check_structure(snapshot, GatePolicy((adhoc,)))
+            return run_gate(snapshot, GatePolicy((adhoc,), max_yaml_bytes), cache=cache)
         result = load_config(snapshot)
         if not result.present:
             raise UsageError(
@@ -87,7 +112,8 @@ def run_check(repo: str, rev: str | None, target: str | None) -> Report:
             )
         if result.config is None:
             return Report(revision=snapshot.revision, config_issues=result.issues)
-        return check_structure(snapshot, result.config.gate_policy())
+        policy = dataclasses.replace(result.config.gate_policy(), max_yaml_bytes=max_yaml_bytes)
+        return run_gate(snapshot, policy, cache=cache)
 
 
 def _write(text: str, output: str | None) -> None:
@@ -109,10 +135,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             reconfigure(errors="backslashreplace")
     try:
         args = build_parser().parse_args(argv)
-        if args.command != "check":
+        if args.command not in ("check", "types"):
             build_parser().print_help(sys.stderr)
             return EXIT_USAGE
-        report = run_check(args.repo, args.rev, args.target)
+        if args.command == "types":
+            return run_types(args)
+        cache = DirectoryFactsCache(args.cache_dir) if args.cache_dir else None
+        report = run_check(
+            args.repo, args.rev, args.target, max_yaml_bytes=args.max_yaml_size, cache=cache
+        )
         _write(_RENDERERS[args.format](report), args.output)
         return report.exit_code
     except IchorError as exc:

@@ -109,7 +109,10 @@ class IchorConfig(_Model):
 
     def gate_policy(self) -> GatePolicy:
         return GatePolicy(
-            tuple(TargetPolicy(t.name, t.path, placement=t.placement) for t in self.targets)
+            tuple(
+                TargetPolicy(t.name, t.path, placement=t.placement, capabilities=t.capabilities)
+                for t in self.targets
+            )
         )
 
 

@@ -11,6 +11,7 @@ import contextlib
 import os
 import subprocess
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
@@ -34,8 +35,9 @@ _LOCATING_VARS = (
     "GIT_NAMESPACE",
     "GIT_PREFIX",
 )
-# Requests per round trip to cat-file: keeps both pipes well under their 64 KiB buffers.
-_INFO_CHUNK = 400
+# Requests per round trip to cat-file: the requests of one chunk fit the 64 KiB pipe buffer,
+# so writing them never waits on git, which may itself be waiting for us to read its answers.
+_CHUNK = 400
 
 
 def git_environment() -> dict[str, str]:
@@ -88,30 +90,31 @@ class GitRepository:
 
     def snapshot(self, rev: str) -> Snapshot:
         commit = self.resolve(rev)
-        listing = self._run("ls-tree", "-r", "-z", "--full-tree", commit).stdout
+        # -l gives every blob's size with the listing: sizes are known before any content.
+        listing = self._run("ls-tree", "-r", "-z", "-l", "--full-tree", commit).stdout
         catfile = CatFile(self.path)
-        try:
-            entries = _entries_from_listing(listing, catfile)
-        except BaseException:
-            catfile.close()
-            raise
-        return Snapshot(entries, revision=commit, closer=catfile.close)
+        entries = _entries_from_listing(listing, catfile)
+        return Snapshot(
+            entries, revision=commit, closer=catfile.close, batch_reader=catfile.read_entries
+        )
 
 
 def _entries_from_listing(listing: bytes, catfile: CatFile) -> list[Entry]:
-    records: list[tuple[str, EntryKind, str]] = []
+    entries = []
     for record in listing.split(b"\0"):
         if not record:
             continue
         meta, _, raw_path = record.partition(b"\t")
-        mode, otype, raw_oid = meta.split(b" ")
-        records.append((decode_path(raw_path), _kind(mode, otype), raw_oid.decode()))
-    sizes = catfile.sizes([oid for _, kind, oid in records if kind is not EntryKind.GITLINK])
-    entries = []
-    for path, kind, oid in records:
-        size = 0 if kind is EntryKind.GITLINK else sizes[oid]
-        reader = _no_content if kind is EntryKind.GITLINK else catfile.reader(oid, path)
-        entries.append(Entry(path, kind, size, oid=oid, reader=reader))
+        mode, otype, raw_oid, raw_size = meta.split()
+        path, kind, oid = decode_path(raw_path), _kind(mode, otype), raw_oid.decode()
+        if kind is EntryKind.GITLINK:
+            entries.append(Entry(path, kind, 0, oid=oid, reader=_no_content))
+            continue
+        if not raw_size.isdigit():  # git prints "BAD" when the object is not there
+            raise UnreadableEntryError(
+                f"cannot read {display_path(path)}: object {oid} is missing from the repository"
+            )
+        entries.append(Entry(path, kind, int(raw_size), oid=oid, reader=catfile.reader(oid, path)))
     return entries
 
 
@@ -147,18 +150,31 @@ class CatFile:
         assert self._proc.stdin is not None and self._proc.stdout is not None
         return self._proc.stdin, self._proc.stdout
 
-    def sizes(self, oids: list[str]) -> dict[str, int]:
-        unique = list(dict.fromkeys(oids))
-        found: dict[str, int] = {}
+    def read_entries(self, entries: Sequence[Entry]) -> list[bytes]:
+        """Contents of many blobs, streamed: requests go out a chunk at a time, answers are read
+        in order, so neither pipe can fill while the other side waits."""
+        out: list[bytes] = []
         with self._lock:
             stdin, stdout = self._pipes()
-            for start in range(0, len(unique), _INFO_CHUNK):
-                chunk = unique[start : start + _INFO_CHUNK]
-                stdin.write(b"".join(f"info {oid}\n".encode() for oid in chunk))
+            for start in range(0, len(entries), _CHUNK):
+                chunk = entries[start : start + _CHUNK]
+                stdin.write(b"".join(f"contents {e.oid}\n".encode() for e in chunk))
                 stdin.flush()
-                for oid in chunk:
-                    found[oid] = self._header_size(stdout.readline(), oid)
-        return found
+                for entry in chunk:
+                    out.append(self._content(stdout, entry))
+        return out
+
+    def _content(self, stdout: IO[bytes], entry: Entry) -> bytes:
+        oid = entry.oid or ""
+        try:
+            size = self._header_size(stdout.readline(), oid)
+        except UnreadableEntryError as exc:
+            raise UnreadableEntryError(f"cannot read {display_path(entry.path)}: {exc}") from None
+        data = stdout.read(size)
+        stdout.read(1)  # the newline after the content
+        if len(data) != size:
+            raise UnreadableEntryError(f"cannot read {display_path(entry.path)}: cut short")
+        return data
 
     def read(self, oid: str) -> bytes:
         with self._lock:

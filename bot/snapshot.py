@@ -8,7 +8,7 @@ Tests build one from a mapping with :meth:`Snapshot.from_files`.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Self
@@ -54,12 +54,14 @@ class Snapshot:
         *,
         revision: str | None,
         closer: Callable[[], None] | None = None,
+        batch_reader: Callable[[Sequence[Entry]], list[bytes]] | None = None,
     ) -> None:
         entries.sort(key=lambda e: path_sort_key(e.path))
         self._entries = tuple(entries)
         self._by_path = {e.path: e for e in entries}
         self.revision = revision
         self._closer = closer
+        self._batch_reader = batch_reader
 
     @classmethod
     def from_files(
@@ -98,6 +100,12 @@ class Snapshot:
     def under(self, root: str) -> Iterator[Entry]:
         """Entries at or below ``root`` (``""`` is the whole tree), in path order."""
         return (e for e in self._entries if is_within(e.path, root))
+
+    def read_many(self, entries: Sequence[Entry]) -> list[bytes]:
+        """The contents of ``entries``, in order; one streamed request where the source allows."""
+        if self._batch_reader is not None:
+            return self._batch_reader(entries)
+        return [entry.read() for entry in entries]
 
     def close(self) -> None:
         if self._closer is not None:

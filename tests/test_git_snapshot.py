@@ -45,6 +45,8 @@ def test_kinds_sizes_and_lazy_content(make_repo: MakeRepo) -> None:
         with pytest.raises(UnreadableEntryError):
             by_path["t/sub"].read()
         assert [e.path for e in snap] == sorted(by_path, key=lambda p: p.encode())
+        files = [by_path["t/a.yaml"], by_path["t/bin.dat"], by_path["t/link"]]
+        assert snap.read_many(files) == [b"apiVersion: v1\n", bytes(range(256)), b"../elsewhere"]
 
 
 def test_odd_names_survive_exactly(make_repo: MakeRepo) -> None:
@@ -115,6 +117,8 @@ def test_missing_object_is_an_unreadable_entry(make_repo: MakeRepo) -> None:
 def test_closing_stops_cat_file(make_repo: MakeRepo) -> None:
     repo = make_repo({"t/a.yaml": b"1"})
     snap = GitRepository(repo).snapshot("HEAD")
+    entry = snap.get("t/a.yaml")
+    assert entry is not None and entry.read() == b"1"  # starts cat-file
     catfile = snap._closer.__self__  # type: ignore[union-attr]
     proc = catfile._proc
     assert proc is not None and proc.poll() is None

@@ -9,6 +9,8 @@ CONFIG_FILE = ".ichor.yaml"
 DEFAULT_PLACEMENT = "{group}/{version}/{resource}/{namespace}/{name}.yaml"
 # The ignore file is a handful of patterns; anything near this size is not one.
 MAX_IGNORE_FILE_BYTES = 1 << 20
+# YAML files over this size are refused as file-too-large and never parsed.
+DEFAULT_MAX_YAML_BYTES = 4 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,8 +18,10 @@ class TargetPolicy:
     name: str
     path: str  # repo-relative POSIX, "" for the repository root
     placement: str = DEFAULT_PLACEMENT
+    capabilities: str | None = None  # repo-relative path of a recorded API discovery
 
 
 @dataclass(frozen=True, slots=True)
 class GatePolicy:
     targets: tuple[TargetPolicy, ...]
+    max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES

@@ -8,6 +8,7 @@ the content gate, not read here.
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 
 from bot.errors import IchorError
 from bot.gate.codes import IssueCode
@@ -33,16 +34,31 @@ _MAX_LINK_TARGET_SHOWN = 1024
 
 
 def check_structure(snapshot: Snapshot, policy: GatePolicy) -> Report:
-    """Run the structural gate on every target of ``policy``."""
-    targets = tuple(check_target(snapshot, target) for target in policy.targets)
+    """Run the structural gate alone on every target of ``policy``."""
+    targets = tuple(classify_target(snapshot, target).report for target in policy.targets)
     return Report(revision=snapshot.revision, targets=targets)
 
 
 def check_target(snapshot: Snapshot, target: TargetPolicy) -> TargetReport:
+    return classify_target(snapshot, target).report
+
+
+@dataclass(frozen=True, slots=True)
+class StructuralResult:
+    """The structural report, plus what the content gate needs next."""
+
+    report: TargetReport
+    matcher: IgnoreMatcher
+    # YAML files the ignore file hides: read only by the safety scan, never managed.
+    ignored_yaml: tuple[str, ...]
+
+
+def classify_target(snapshot: Snapshot, target: TargetPolicy) -> StructuralResult:
     issues: list[Issue] = list(_path_itself(snapshot, target.path))
     counts = empty_counts()
     yaml_files: list[str] = []
     directives: list[str] = []
+    ignored_yaml: list[str] = []
     matcher, ignore_issues = _load_ignore_file(snapshot, target.path)
     issues.extend(ignore_issues)
 
@@ -58,9 +74,15 @@ def check_target(snapshot: Snapshot, target: TargetPolicy) -> TargetReport:
             yaml_files.append(entry.path)
         elif role is Role.BUILD_DIRECTIVE:
             directives.append(entry.path)
+        elif (
+            role is Role.IGNORED
+            and entry.kind is EntryKind.FILE
+            and entry.path.endswith(YAML_SUFFIXES)
+        ):
+            ignored_yaml.append(entry.path)
 
     issues.sort(key=Issue.sort_key)
-    return TargetReport(
+    report = TargetReport(
         name=target.name,
         path=target.path,
         issues=tuple(issues),
@@ -68,6 +90,7 @@ def check_target(snapshot: Snapshot, target: TargetPolicy) -> TargetReport:
         yaml_files=tuple(yaml_files),
         build_directives=tuple(directives),
     )
+    return StructuralResult(report, matcher, tuple(ignored_yaml))
 
 
 def _classify(entry: Entry, rel: str, matcher: IgnoreMatcher) -> tuple[Role, Issue | None]:

@@ -1,0 +1,146 @@
+"""The whole gate: the structural roles, then the content of what they let through.
+
+``run_gate`` reads from the snapshot (the only I/O, through the snapshot's lazy readers) and
+from an optional facts cache keyed by blob id; everything it decides is a pure function of
+the tree's contents and the policy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from bot.content.cache import FactsCache
+from bot.content.context import build_context
+from bot.content.facts import FileFacts, extract_facts
+from bot.content.rules import ContentInput, check_content
+from bot.gate.policy import GatePolicy, TargetPolicy
+from bot.gate.report import Issue, Report, TargetReport
+from bot.gate.structural import StructuralResult, classify_target
+from bot.paths import display_path, is_within
+from bot.registry.capabilities import Capabilities, CapabilitiesError, parse_capabilities
+from bot.registry.registry import build_registry
+from bot.snapshot import Entry, EntryKind, Snapshot
+
+# The safety scan of ignored YAML files is bounded: it must never cost more than the check.
+MAX_IGNORED_SCAN_FILES = 500
+MAX_IGNORED_SCAN_BYTES = 16 << 20
+# Blobs read per streamed request: bounds the memory held at once.
+_READ_CHUNK = 256
+
+
+def run_gate(snapshot: Snapshot, policy: GatePolicy, *, cache: FactsCache | None = None) -> Report:
+    reader = _FactsReader(snapshot, cache)
+    targets = tuple(_check_target(snapshot, t, policy, reader) for t in policy.targets)
+    return Report(revision=snapshot.revision, targets=targets)
+
+
+class _FactsReader:
+    """Facts for many entries at once: cache hits first, the misses read in one stream."""
+
+    def __init__(self, snapshot: Snapshot, cache: FactsCache | None) -> None:
+        self._snapshot = snapshot
+        self._cache = cache
+
+    def facts(self, entries: Sequence[Entry]) -> dict[str, FileFacts]:
+        found: dict[str, FileFacts] = {}
+        missing: list[Entry] = []
+        for entry in entries:
+            cached = None
+            if self._cache is not None and entry.oid is not None:
+                cached = self._cache.get(entry.oid)
+            if cached is None:
+                missing.append(entry)
+            else:
+                found[entry.path] = cached
+        for start in range(0, len(missing), _READ_CHUNK):
+            chunk = missing[start : start + _READ_CHUNK]
+            for entry, data in zip(chunk, self._snapshot.read_many(chunk), strict=True):
+                facts = extract_facts(data)
+                found[entry.path] = facts
+                if self._cache is not None and entry.oid is not None:
+                    self._cache.put(entry.oid, facts)
+        return found
+
+
+def _check_target(
+    snapshot: Snapshot, target: TargetPolicy, policy: GatePolicy, reader: _FactsReader
+) -> TargetReport:
+    structural = classify_target(snapshot, target)
+    report = structural.report
+    too_large: dict[str, int] = {}
+    wanted: list[Entry] = []
+    for path in (*report.build_directives, *report.yaml_files):
+        entry = snapshot.get(path)
+        assert entry is not None
+        if entry.size > policy.max_yaml_bytes:
+            too_large[path] = entry.size
+        else:
+            wanted.append(entry)
+    facts = reader.facts(wanted)
+
+    files = [e.path for e in snapshot.under(target.path) if e.kind is EntryKind.FILE]
+    directives = {
+        p: k
+        for p in report.build_directives
+        if p in facts and (k := facts[p].kustomization) is not None
+    }
+    context = build_context(
+        directives,
+        {p: facts[p] for p in report.yaml_files if p in facts},
+        files,
+        lambda p: is_within(p, target.path),
+    )
+    crds = [
+        obj.crd
+        for path, file_facts in facts.items()
+        if path not in context.context_files
+        for _, obj in file_facts.objects
+        if obj.crd is not None
+    ]
+    capabilities, catalog_error = _capabilities(snapshot, target)
+    registry = build_registry(crds=crds, capabilities=capabilities)
+    content = check_content(
+        ContentInput(
+            target=target,
+            structural=structural,
+            facts=facts,
+            too_large=too_large,
+            context=context,
+            registry=registry,
+            catalog_error=catalog_error,
+            ignored_facts=_ignored_facts(snapshot, structural, policy, reader),
+            max_bytes=policy.max_yaml_bytes,
+        )
+    )
+    issues = sorted((*report.issues, *content), key=Issue.sort_key)
+    return dataclasses.replace(report, issues=tuple(issues))
+
+
+def _capabilities(
+    snapshot: Snapshot, target: TargetPolicy
+) -> tuple[Capabilities | None, str | None]:
+    if target.capabilities is None:
+        return None, None
+    shown = display_path(target.capabilities)
+    entry = snapshot.get(target.capabilities)
+    if entry is None or entry.kind is not EntryKind.FILE:
+        return None, f"the capabilities file {shown} is missing"
+    try:
+        return parse_capabilities(entry.read()), None
+    except CapabilitiesError as exc:
+        return None, f"the capabilities file {shown} cannot be read: {exc}"
+
+
+def _ignored_facts(
+    snapshot: Snapshot, structural: StructuralResult, policy: GatePolicy, reader: _FactsReader
+) -> dict[str, FileFacts]:
+    budget = MAX_IGNORED_SCAN_BYTES
+    wanted: list[Entry] = []
+    for path in structural.ignored_yaml[:MAX_IGNORED_SCAN_FILES]:
+        entry = snapshot.get(path)
+        if entry is None or entry.size > policy.max_yaml_bytes or entry.size > budget:
+            continue
+        budget -= entry.size
+        wanted.append(entry)
+    return reader.facts(wanted)

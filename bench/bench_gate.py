@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import resource
 import shutil
 import statistics
 import subprocess
@@ -88,21 +87,28 @@ def full_check(repo: Path, cache: MemoryFactsCache | None = None) -> None:
         run_gate(snap, POLICY, cache=cache)
 
 
+def _peak_rss_mib(code: str, *args: str) -> float:
+    """Max RSS of a fresh interpreter running ``code``, as that process reports it."""
+    report = "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    out = subprocess.run(
+        [sys.executable, "-c", f"{code}\n{report}", *args],
+        capture_output=True,
+        check=True,
+        text=True,
+    ).stdout
+    return int(out.split()[-1]) / 1024
+
+
 def child_peak_rss_mib(repo: Path) -> float:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     code = (
-        "import sys; from pathlib import Path; sys.path.insert(0, 'bench');"
+        "import sys; from pathlib import Path; sys.path.insert(0, 'bench')\n"
         "from bench_gate import full_check; full_check(Path(sys.argv[1]))"
     )
-    subprocess.run([sys.executable, "-c", code, str(repo)], check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return max(after, before) / 1024
+    return _peak_rss_mib(code, str(repo))
 
 
 def baseline_rss_mib() -> float:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run([sys.executable, "-c", "import bot.gate.run"], check=True)
-    return max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) / 1024
+    return _peak_rss_mib("import bot.gate.run")
 
 
 def yamllint_seconds(tree: Path) -> float | None:
@@ -119,11 +125,17 @@ def yamllint_seconds(tree: Path) -> float | None:
     return time.perf_counter() - start
 
 
+def commit_packed(repo: Path, files: dict[str, bytes]) -> None:
+    """Commit ``files``, then pack: the bot's mirrors are fetched packs, not loose objects."""
+    build_repository(repo, files)
+    subprocess.run(["git", "-C", str(repo), "gc", "--quiet"], check=True, env=git_environment())
+
+
 def measure(name: str, workdir: Path, runs: int) -> list[tuple[str, str, str, str]]:
     tree = SHARED / "corpora" / name / "tree"
     repo = workdir / name
     files = read_tree(tree)
-    build_repository(repo, files)
+    commit_packed(repo, files)
     oids = yaml_blobs(repo)
     rows = []
     base = median_seconds(lambda: baseline(repo, oids), runs)
@@ -149,7 +161,7 @@ def measure(name: str, workdir: Path, runs: int) -> list[tuple[str, str, str, st
     warm = MemoryFactsCache()
     full_check(repo, warm)
     changed = sorted(p for p in files if p.endswith(".yaml"))[0]
-    build_repository(repo, {**files, changed: files[changed] + b"\n# changed\n"})
+    commit_packed(repo, {**files, changed: files[changed] + b"\n# changed\n"})
     # Each run starts from the cache as the previous commit left it: one file is new to it.
     incremental = median_seconds(lambda: full_check(repo, warm.copy()), runs)
     rows.append(
@@ -164,8 +176,8 @@ def measure(name: str, workdir: Path, runs: int) -> list[tuple[str, str, str, st
         (
             name,
             "peak memory of a full check (max RSS)",
-            f"{child_peak_rss_mib(repo):.0f} MiB",
-            f"interpreter + imports alone: {baseline_rss_mib():.0f} MiB",
+            f"{child_peak_rss_mib(repo):.1f} MiB",
+            f"interpreter + imports alone: {baseline_rss_mib():.1f} MiB",
         )
     )
     return rows

@@ -4,23 +4,18 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from bot import __version__
-from bot.config import load_config
-from bot.config_paths import normalize_repo_path
 from bot.content.cache import DirectoryFactsCache, FactsCache
-from bot.dir_snapshot import read_directory
 from bot.errors import IchorError, UsageError
-from bot.gate import GatePolicy, Report, TargetPolicy
-from bot.gate.policy import CONFIG_FILE, DEFAULT_MAX_YAML_BYTES
+from bot.gate import Report
+from bot.gate.policy import DEFAULT_MAX_YAML_BYTES
 from bot.gate.run import run_gate
-from bot.git_snapshot import GitRepository
 from bot.render import report_to_json, report_to_sarif, report_to_text
-from bot.snapshot import Snapshot
+from bot.targets import adhoc_target, open_snapshot, resolve_targets
 from bot.types_command import add_types_parser, run_types
 
 EXIT_USAGE = 2
@@ -72,18 +67,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _snapshot(repo: str, rev: str | None) -> Snapshot:
-    if rev is not None:
-        return GitRepository(repo).snapshot(rev)
-    return read_directory(repo)
-
-
-def _adhoc_name(path: str) -> str:
-    last = path.rpartition("/")[2].lower()
-    name = re.sub(r"[^a-z0-9-]+", "-", last).strip("-")[:63].strip("-")
-    return name or "root"
-
-
 def run_check(
     repo: str,
     rev: str | None,
@@ -94,25 +77,13 @@ def run_check(
 ) -> Report:
     if max_yaml_bytes < 1:
         raise UsageError("--max-yaml-size must be a positive number of bytes")
-    adhoc: TargetPolicy | None = None
     if target is not None:
-        try:
-            path = normalize_repo_path(target)
-        except ValueError as exc:
-            raise UsageError(f"--path {target!r}: {exc}") from None
-        adhoc = TargetPolicy(_adhoc_name(path), path)
-    with _snapshot(repo, rev) as snapshot:
-        if adhoc is not None:
-            return run_gate(snapshot, GatePolicy((adhoc,), max_yaml_bytes), cache=cache)
-        result = load_config(snapshot)
-        if not result.present:
-            raise UsageError(
-                f"no {CONFIG_FILE} in {repo}; add one, or pass --path TARGET to check one path "
-                "without configuration"
-            )
-        if result.config is None:
-            return Report(revision=snapshot.revision, config_issues=result.issues)
-        policy = dataclasses.replace(result.config.gate_policy(), max_yaml_bytes=max_yaml_bytes)
+        adhoc_target(target)  # a bad --path is a usage error before any reading
+    with open_snapshot(repo, rev) as snapshot:
+        targets = resolve_targets(snapshot, repo, target)
+        if targets.policy is None:
+            return Report(revision=snapshot.revision, config_issues=targets.config_issues)
+        policy = dataclasses.replace(targets.policy, max_yaml_bytes=max_yaml_bytes)
         return run_gate(snapshot, policy, cache=cache)
 
 

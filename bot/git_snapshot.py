@@ -61,11 +61,6 @@ class GitRepository:
         self.path = Path(path)
         if not self.path.is_dir():
             raise NotARepositoryError(f"{self.path}: not a directory")
-        proc = self._run("rev-parse", "--git-dir", check=False)
-        if proc.returncode != 0:
-            raise NotARepositoryError(
-                f"{self.path}: not a git repository ({_first_line(proc.stderr)})"
-            )
 
     def _run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
         proc = subprocess.run(
@@ -80,13 +75,22 @@ class GitRepository:
         return proc
 
     def resolve(self, rev: str) -> str:
-        """The commit id ``rev`` names; raises :class:`RevisionNotFoundError` when none."""
+        """The commit id ``rev`` names; raises :class:`RevisionNotFoundError` when none.
+
+        One ``rev-parse`` both finds the repository and resolves the name, so a check costs
+        two git processes (this and ``ls-tree``) before any content is read.
+        """
         if not rev or rev.startswith("-") or "\n" in rev or "\0" in rev:
             raise RevisionNotFoundError(f"invalid revision {rev!r}")
-        proc = self._run("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
-        if proc.returncode != 0:
+        proc = self._run("rev-parse", "--verify", f"{rev}^{{commit}}", check=False)
+        if proc.returncode == 0:
+            return proc.stdout.decode().strip()
+        message = _first_line(proc.stderr)
+        if "not a git repository" in message:
+            raise NotARepositoryError(f"{self.path}: not a git repository ({message})")
+        if "Needed a single revision" in message or "unknown revision" in message:
             raise RevisionNotFoundError(f"revision {rev!r} not found in {self.path}")
-        return proc.stdout.decode().strip()
+        raise RevisionNotFoundError(f"revision {rev!r} not found in {self.path} ({message})")
 
     def snapshot(self, rev: str) -> Snapshot:
         commit = self.resolve(rev)

@@ -9,37 +9,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
-from bot.config import load_config
-from bot.config_paths import normalize_repo_path
-from bot.dir_snapshot import read_directory
 from bot.errors import UsageError
-from bot.gate.policy import CONFIG_FILE
-from bot.git_snapshot import GitRepository
+from bot.gate.policy import CONFIG_FILE, TargetPolicy
+from bot.gate.run import prepare_target
 from bot.paths import display_path
-from bot.registry.capabilities import (
-    MAX_CAPABILITIES_BYTES,
-    Capabilities,
-    CapabilitiesError,
-    parse_capabilities,
-)
-from bot.registry.crd import CrdFacts, crd_facts, is_crd
+from bot.registry.capabilities import CapabilitiesError
 from bot.registry.model import TypeRecord
-from bot.registry.registry import build_registry
-from bot.snapshot import EntryKind, Snapshot
+from bot.snapshot import Snapshot
+from bot.targets import open_snapshot, resolve_targets
 
 TYPES_JSON_VERSION = 1
-# Files over this size are not read for CRDs (the gate refuses them as file-too-large anyway).
-MAX_CRD_FILE_BYTES = 4 << 20
-_YAML_SUFFIXES = (".yaml", ".yml")
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,94 +71,28 @@ def run_types(args: argparse.Namespace) -> int:
 
 
 def collect_types(repo: str, rev: str | None, target: str | None) -> list[TargetTypes]:
-    with _snapshot(repo, rev) as snapshot:
-        if target is not None:
-            try:
-                path = normalize_repo_path(target)
-            except ValueError as exc:
-                raise UsageError(f"--path {target!r}: {exc}") from None
-            return [_target_types(snapshot, _adhoc_name(path), path, None)]
-        result = load_config(snapshot)
-        if not result.present:
-            raise UsageError(
-                f"no {CONFIG_FILE} in {repo}; add one, or pass --path TARGET to list the types "
-                "of one path without configuration"
-            )
-        if result.config is None:
-            for issue in result.issues:
+    with open_snapshot(repo, rev) as snapshot:
+        targets = resolve_targets(snapshot, repo, target)
+        if targets.policy is None:
+            for issue in targets.config_issues:
                 print(f"{CONFIG_FILE}: {issue.kind}: {issue.message}", file=sys.stderr)
-            raise UsageError(f"{CONFIG_FILE} has {len(result.issues)} issue(s); fix it first")
-        return [
-            _target_types(snapshot, t.name, t.path, t.capabilities) for t in result.config.targets
-        ]
+            raise UsageError(
+                f"{CONFIG_FILE} has {len(targets.config_issues)} issue(s); fix it first"
+            )
+        return [_target_types(snapshot, t) for t in targets.policy.targets]
 
 
-def _snapshot(repo: str, rev: str | None) -> Snapshot:
-    if rev is not None:
-        return GitRepository(repo).snapshot(rev)
-    return read_directory(repo)
-
-
-def _adhoc_name(path: str) -> str:
-    # The same rule `check --path` names its ad-hoc target by.
-    last = path.rpartition("/")[2].lower()
-    name = re.sub(r"[^a-z0-9-]+", "-", last).strip("-")[:63].strip("-")
-    return name or "root"
-
-
-def _target_types(
-    snapshot: Snapshot, name: str, path: str, capabilities_path: str | None
-) -> TargetTypes:
-    warnings: list[str] = []
-    crds: list[CrdFacts] = []
-    for file_path, crd in _crds_in_target(snapshot, path):
-        for problem in crd.problems:
-            warnings.append(f"{display_path(file_path)}: CustomResourceDefinition {problem}")
-        crds.append(crd)
-    capabilities = None
-    if capabilities_path is not None:
-        capabilities = _read_capabilities(snapshot, capabilities_path)
-    registry = build_registry(crds=crds, capabilities=capabilities)
-    return TargetTypes(name, path, registry.records(), tuple(warnings))
-
-
-def _crds_in_target(snapshot: Snapshot, root: str) -> Iterator[tuple[str, CrdFacts]]:
-    """CRDs in the target's YAML files, read with the plain safe loader.
-
-    A stand-in until the content gate's own reader (bounded, kustomize-aware) is shared: a
-    file that does not parse, or is too large, simply contributes no CRD here.
-    """
-    for entry in snapshot.under(root):
-        if entry.kind is not EntryKind.FILE or not entry.path.endswith(_YAML_SUFFIXES):
-            continue
-        if entry.size > MAX_CRD_FILE_BYTES:
-            continue
-        try:
-            for doc in yaml.load_all(entry.read(), Loader=_Loader):
-                if is_crd(doc):
-                    facts = crd_facts(doc)
-                    if facts is not None:
-                        yield entry.path, facts
-        except (yaml.YAMLError, ValueError, RecursionError):
-            continue
-
-
-def _read_capabilities(snapshot: Snapshot, path: str) -> Capabilities:
-    shown = display_path(path)
-    entry = snapshot.get(path)
-    if entry is None:
-        raise CapabilitiesError(f"the capabilities file {shown} does not exist")
-    if entry.kind is not EntryKind.FILE:
-        raise CapabilitiesError(f"the capabilities file {shown} is a {entry.kind}, not a file")
-    if entry.size > MAX_CAPABILITIES_BYTES:
-        raise CapabilitiesError(
-            f"the capabilities file {shown} is {entry.size} bytes; the limit is "
-            f"{MAX_CAPABILITIES_BYTES}"
-        )
-    try:
-        return parse_capabilities(entry.read())
-    except CapabilitiesError as exc:
-        raise CapabilitiesError(f"{shown}: {exc}") from None
+def _target_types(snapshot: Snapshot, target: TargetPolicy) -> TargetTypes:
+    """The registry the gate itself uses for this target: built-ins, its CRDs, its capabilities."""
+    prepared = prepare_target(snapshot, target)
+    if prepared.catalog_error is not None:
+        raise CapabilitiesError(prepared.catalog_error)
+    warnings = tuple(
+        f"{display_path(path)}: CustomResourceDefinition {problem}"
+        for path, crd in prepared.crds
+        for problem in crd.problems
+    )
+    return TargetTypes(target.name, target.path, prepared.registry.records(), warnings)
 
 
 def _shown_path(path: str) -> str:

@@ -142,7 +142,7 @@ def test_unreadable_file(make_repo: MakeRepo, run_cli: RunCli) -> None:
 
 def test_unreadable_file_in_directory(tmp_path: Path, run_cli: RunCli) -> None:
     # Reading fails after the scan (the file is replaced by a link): one line, exit 2.
-    from bot import cli
+    from bot import targets
     from bot.dir_snapshot import read_directory
 
     (tmp_path / "t").mkdir()
@@ -154,11 +154,11 @@ def test_unreadable_file_in_directory(tmp_path: Path, run_cli: RunCli) -> None:
         (tmp_path / "t" / ".gittargetignore").unlink()
         return snap
 
-    cli.read_directory = racing  # type: ignore[assignment]
+    targets.read_directory = racing  # type: ignore[assignment]
     try:
         result = run_cli("check", str(tmp_path), "--path", "t")
     finally:
-        cli.read_directory = real
+        targets.read_directory = real
     assert result.code == 2
     assert "cannot read t/.gittargetignore" in one_line_error(result.err)
     assert issubclass(UnreadableEntryError, Exception)

@@ -71,3 +71,11 @@ def test_bjw_s_symlinks_are_foreign(make_repo: MakeRepo, run_cli: RunCli) -> Non
     # The name with an invisible U+200E after '.yaml' is foreign, shown escaped.
     odd = [i for i in target["issues"] if i["path"] == ".yayamlls.yaml\\u200e"]
     assert [i["kind"] for i in odd] == ["foreign-file"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_report_is_stable_across_runs(name: str, run_cli: RunCli) -> None:
+    tree = str(CORPORA / name / "tree")
+    first = run_cli("check", tree, "--path", ".", "--format", "json")
+    second = run_cli("check", tree, "--path", ".", "--format", "json")
+    assert first.code == second.code and first.out == second.out

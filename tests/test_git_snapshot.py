@@ -95,7 +95,7 @@ def test_unknown_revision(make_repo: MakeRepo) -> None:
 
 def test_not_a_repository(tmp_path: Path) -> None:
     with pytest.raises(NotARepositoryError, match="not a git repository"):
-        GitRepository(tmp_path)
+        GitRepository(tmp_path).snapshot("HEAD")
     with pytest.raises(NotARepositoryError, match="not a directory"):
         GitRepository(tmp_path / "missing")
 

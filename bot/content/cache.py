@@ -16,7 +16,7 @@ from typing import Protocol
 
 from bot.content.facts import FileFacts
 
-FACTS_VERSION = 1
+FACTS_VERSION = 2
 
 
 def cache_key(oid: str) -> str:

@@ -64,14 +64,17 @@ class FileFacts:
     documents: tuple[DocFacts, ...]
     # The first document read as a kustomization (only meaningful for a build directive).
     kustomization: KustomizationFacts | None = None
+    # Derived from ``documents`` once, at extraction: the gate asks for them on every check.
+    objects: tuple[tuple[DocFacts, ObjectFacts], ...] = ()
+    is_empty: bool = True
 
-    @property
-    def objects(self) -> tuple[tuple[DocFacts, ObjectFacts], ...]:
-        return tuple((d, d.obj) for d in self.documents if d.obj is not None)
-
-    @property
-    def is_empty(self) -> bool:
-        return all(d.kind is DocKind.EMPTY for d in self.documents)
+    @classmethod
+    def of(
+        cls, documents: tuple[DocFacts, ...], kustomization: KustomizationFacts | None
+    ) -> FileFacts:
+        objects = tuple((d, d.obj) for d in documents if d.obj is not None)
+        empty = all(d.kind is DocKind.EMPTY for d in documents)
+        return cls(documents, kustomization, objects, empty)
 
 
 def extract_facts(data: bytes) -> FileFacts:
@@ -86,7 +89,7 @@ def extract_facts(data: bytes) -> FileFacts:
         if doc.index == 0 and isinstance(value, Mapping) and looks_like_kustomization(value):
             kustomization = kustomization_facts(value)
         docs.append(_document(value, doc.line))
-    return FileFacts(tuple(docs), kustomization)
+    return FileFacts.of(tuple(docs), kustomization)
 
 
 def _document(value: object, line: int) -> DocFacts:

@@ -8,18 +8,21 @@ the tree's contents and the policy.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from bot.content.cache import FactsCache
-from bot.content.context import build_context
+from bot.content.context import TargetContext, build_context
 from bot.content.facts import FileFacts, extract_facts
 from bot.content.rules import ContentInput, check_content
-from bot.gate.policy import GatePolicy, TargetPolicy
+from bot.gate.policy import DEFAULT_MAX_YAML_BYTES, GatePolicy, TargetPolicy
 from bot.gate.report import Issue, Report, TargetReport
 from bot.gate.structural import StructuralResult, classify_target
 from bot.paths import display_path, is_within
 from bot.registry.capabilities import Capabilities, CapabilitiesError, parse_capabilities
-from bot.registry.registry import build_registry
+from bot.registry.crd import CrdFacts
+from bot.registry.registry import TypeRegistry, build_registry
 from bot.snapshot import Entry, EntryKind, Snapshot
 
 # The safety scan of ignored YAML files is bounded: it must never cost more than the check.
@@ -63,9 +66,33 @@ class _FactsReader:
         return found
 
 
-def _check_target(
-    snapshot: Snapshot, target: TargetPolicy, policy: GatePolicy, reader: _FactsReader
-) -> TargetReport:
+@dataclass(frozen=True, slots=True)
+class PreparedTarget:
+    """A target after the structural gate, with its files' facts and its type registry."""
+
+    structural: StructuralResult
+    facts: dict[str, FileFacts]
+    too_large: dict[str, int]
+    context: TargetContext
+    crds: tuple[tuple[str, CrdFacts], ...]  # (path, CRD) for every CRD the target manages
+    registry: TypeRegistry
+    catalog_error: str | None
+
+
+def prepare_target(
+    snapshot: Snapshot,
+    target: TargetPolicy,
+    *,
+    max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES,
+    cache: FactsCache | None = None,
+) -> PreparedTarget:
+    """Everything the content gate and ``ichor-bot types`` start from."""
+    return _prepare(snapshot, target, max_yaml_bytes, _FactsReader(snapshot, cache))
+
+
+def _prepare(
+    snapshot: Snapshot, target: TargetPolicy, max_yaml_bytes: int, reader: _FactsReader
+) -> PreparedTarget:
     structural = classify_target(snapshot, target)
     report = structural.report
     too_large: dict[str, int] = {}
@@ -73,7 +100,7 @@ def _check_target(
     for path in (*report.build_directives, *report.yaml_files):
         entry = snapshot.get(path)
         assert entry is not None
-        if entry.size > policy.max_yaml_bytes:
+        if entry.size > max_yaml_bytes:
             too_large[path] = entry.size
         else:
             wanted.append(entry)
@@ -91,28 +118,44 @@ def _check_target(
         files,
         lambda p: is_within(p, target.path),
     )
-    crds = [
-        obj.crd
-        for path, file_facts in facts.items()
-        if path not in context.context_files
-        for _, obj in file_facts.objects
+    crds = tuple(
+        (path, obj.crd)
+        for path in report.yaml_files
+        if path in facts and path not in context.context_files
+        for _, obj in facts[path].objects
         if obj.crd is not None
-    ]
+    )
     capabilities, catalog_error = _capabilities(snapshot, target)
-    registry = build_registry(crds=crds, capabilities=capabilities)
+    registry = _registry(tuple(crd for _, crd in crds), capabilities)
+    return PreparedTarget(structural, facts, too_large, context, crds, registry, catalog_error)
+
+
+@functools.lru_cache(maxsize=32)
+def _registry(crds: tuple[CrdFacts, ...], capabilities: Capabilities | None) -> TypeRegistry:
+    """Registries are pure functions of their sources: a target unchanged since the last check
+    (the common case) reuses its registry instead of assessing every type again."""
+    return build_registry(crds=crds, capabilities=capabilities)
+
+
+def _check_target(
+    snapshot: Snapshot, target: TargetPolicy, policy: GatePolicy, reader: _FactsReader
+) -> TargetReport:
+    prepared = _prepare(snapshot, target, policy.max_yaml_bytes, reader)
+    structural = prepared.structural
     content = check_content(
         ContentInput(
             target=target,
             structural=structural,
-            facts=facts,
-            too_large=too_large,
-            context=context,
-            registry=registry,
-            catalog_error=catalog_error,
+            facts=prepared.facts,
+            too_large=prepared.too_large,
+            context=prepared.context,
+            registry=prepared.registry,
+            catalog_error=prepared.catalog_error,
             ignored_facts=_ignored_facts(snapshot, structural, policy, reader),
             max_bytes=policy.max_yaml_bytes,
         )
     )
+    report = structural.report
     issues = sorted((*report.issues, *content), key=Issue.sort_key)
     return dataclasses.replace(report, issues=tuple(issues))
 

@@ -135,7 +135,7 @@ def test_missing_capabilities_file_is_an_error(
     make_repo: MakeRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo = make_repo({"t/widget.yaml": CRD}, config=WITH_CAPS)
-    with pytest.raises(IchorError, match=r"the capabilities file caps/t\.txt does not exist"):
+    with pytest.raises(IchorError, match=r"the capabilities file caps/t\.txt is missing"):
         run(capsys, str(repo), "--rev", "HEAD")
 
 
@@ -143,7 +143,10 @@ def test_unparseable_capabilities_file_names_the_file_and_line(
     make_repo: MakeRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo = make_repo({"t/a.yaml": CRD, "caps/t.txt": "NAME KIND\nx\n"}, config=WITH_CAPS)
-    with pytest.raises(IchorError, match=r"^caps/t\.txt: kubectl api-resources table: line 1: "):
+    expected = (
+        r"^the capabilities file caps/t\.txt cannot be read: kubectl api-resources table: line 1: "
+    )
+    with pytest.raises(IchorError, match=expected):
         run(capsys, str(repo), "--rev", "HEAD")
 
 

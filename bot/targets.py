@@ -1,0 +1,55 @@
+"""Which tree and which targets a command works on: shared by ``check`` and ``types``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.config import load_config
+from bot.config_paths import normalize_repo_path
+from bot.dir_snapshot import read_directory
+from bot.errors import UsageError
+from bot.gate.policy import CONFIG_FILE, GatePolicy, TargetPolicy
+from bot.gate.report import ConfigIssue
+from bot.git_snapshot import GitRepository
+from bot.snapshot import Snapshot
+
+
+def open_snapshot(repo: str, rev: str | None) -> Snapshot:
+    """The git objects at ``rev``, or the directory as it is on disk when ``rev`` is None."""
+    if rev is not None:
+        return GitRepository(repo).snapshot(rev)
+    return read_directory(repo)
+
+
+def adhoc_target(path_argument: str) -> TargetPolicy:
+    """A target for ``--path``, named after its last segment."""
+    try:
+        path = normalize_repo_path(path_argument)
+    except ValueError as exc:
+        raise UsageError(f"--path {path_argument!r}: {exc}") from None
+    last = path.rpartition("/")[2].lower()
+    name = re.sub(r"[^a-z0-9-]+", "-", last).strip("-")[:63].strip("-")
+    return TargetPolicy(name or "root", path)
+
+
+@dataclass(frozen=True, slots=True)
+class Targets:
+    """The policy to run, or the configuration issues that stop the run."""
+
+    policy: GatePolicy | None
+    config_issues: tuple[ConfigIssue, ...] = ()
+
+
+def resolve_targets(snapshot: Snapshot, repo: str, path_argument: str | None) -> Targets:
+    if path_argument is not None:
+        return Targets(GatePolicy((adhoc_target(path_argument),)))
+    result = load_config(snapshot)
+    if not result.present:
+        raise UsageError(
+            f"no {CONFIG_FILE} in {repo}; add one, or pass --path TARGET to work on one path "
+            "without configuration"
+        )
+    if result.config is None:
+        return Targets(None, result.issues)
+    return Targets(result.config.gate_policy())

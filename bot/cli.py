@@ -15,7 +15,7 @@ from bot.gate import Report
 from bot.gate.policy import DEFAULT_MAX_YAML_BYTES
 from bot.gate.run import run_gate
 from bot.render import report_to_json, report_to_sarif, report_to_text
-from bot.targets import adhoc_target, open_snapshot, resolve_targets
+from bot.targets import add_tree_arguments, adhoc_target, open_snapshot, resolve_targets
 from bot.types_command import add_types_parser, run_types
 
 EXIT_USAGE = 2
@@ -40,16 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
             "Exit 0: every target accepted; 1: a target refused; 2: usage or configuration error."
         ),
     )
-    check.add_argument(
-        "repo", nargs="?", default=".", metavar="PATH", help="repository (default: .)"
-    )
-    check.add_argument("--rev", help="check the committed tree at this revision (e.g. HEAD)")
-    check.add_argument(
-        "--path",
-        dest="target",
-        metavar="TARGET",
-        help="check this one repo-relative path as a target; .ichor.yaml is not read",
-    )
+    add_tree_arguments(check, "check")
     check.add_argument("--format", choices=sorted(_RENDERERS), default="text")
     check.add_argument(
         "--max-yaml-size",

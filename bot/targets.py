@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 from dataclasses import dataclass
 
@@ -13,6 +14,20 @@ from bot.gate.policy import CONFIG_FILE, GatePolicy, TargetPolicy
 from bot.gate.report import ConfigIssue
 from bot.git_snapshot import GitRepository
 from bot.snapshot import Snapshot
+
+
+def add_tree_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
+    """``PATH``, ``--rev`` and ``--path``: how every command names its tree and targets."""
+    parser.add_argument(
+        "repo", nargs="?", default=".", metavar="PATH", help="repository (default: .)"
+    )
+    parser.add_argument("--rev", help=f"{verb} the committed tree at this revision (e.g. HEAD)")
+    parser.add_argument(
+        "--path",
+        dest="target",
+        metavar="TARGET",
+        help=f"{verb} this one repo-relative path as a target; .ichor.yaml is not read",
+    )
 
 
 def open_snapshot(repo: str, rev: str | None) -> Snapshot:

@@ -20,7 +20,7 @@ from bot.paths import display_path
 from bot.registry.capabilities import CapabilitiesError
 from bot.registry.model import TypeRecord
 from bot.snapshot import Snapshot
-from bot.targets import open_snapshot, resolve_targets
+from bot.targets import add_tree_arguments, open_snapshot, resolve_targets
 
 TYPES_JSON_VERSION = 1
 
@@ -45,16 +45,7 @@ def add_types_parser(subparsers: Any) -> None:
             "or configuration error."
         ),
     )
-    parser.add_argument(
-        "repo", nargs="?", default=".", metavar="PATH", help="repository (default: .)"
-    )
-    parser.add_argument("--rev", help="read the committed tree at this revision (e.g. HEAD)")
-    parser.add_argument(
-        "--path",
-        dest="target",
-        metavar="TARGET",
-        help="list the types of this one repo-relative path; .ichor.yaml is not read",
-    )
+    add_tree_arguments(parser, "list the types of")
     parser.add_argument("--format", choices=("text", "json"), default="text")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import subprocess
 import threading
 from collections.abc import Sequence
@@ -35,6 +36,7 @@ _LOCATING_VARS = (
     "GIT_NAMESPACE",
     "GIT_PREFIX",
 )
+_FULL_OID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
 # Requests per round trip to cat-file: the requests of one chunk fit the 64 KiB pipe buffer,
 # so writing them never waits on git, which may itself be waiting for us to read its answers.
 _CHUNK = 400
@@ -93,9 +95,14 @@ class GitRepository:
         raise RevisionNotFoundError(f"revision {rev!r} not found in {self.path} ({message})")
 
     def snapshot(self, rev: str) -> Snapshot:
-        commit = self.resolve(rev)
+        # A full object id (what webhooks carry) needs no rev-parse: ls-tree itself fails
+        # when the object is not there, and one git process less matters on every check.
+        commit = rev.lower() if _FULL_OID.fullmatch(rev) else self.resolve(rev)
         # -l gives every blob's size with the listing: sizes are known before any content.
-        listing = self._run("ls-tree", "-r", "-z", "-l", "--full-tree", commit).stdout
+        proc = self._run("ls-tree", "-r", "-z", "-l", "--full-tree", commit, check=False)
+        if proc.returncode != 0:
+            raise RevisionNotFoundError(f"revision {rev!r} not found in {self.path}")
+        listing = proc.stdout
         catfile = CatFile(self.path)
         entries = _entries_from_listing(listing, catfile)
         return Snapshot(

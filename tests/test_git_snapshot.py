@@ -89,6 +89,8 @@ def test_unknown_revision(make_repo: MakeRepo) -> None:
     repo = make_repo({"t/a.yaml": b"1"})
     with pytest.raises(RevisionNotFoundError, match="not found"):
         GitRepository(repo).snapshot("no-such-branch")
+    with pytest.raises(RevisionNotFoundError, match="not found"):
+        GitRepository(repo).snapshot("f" * 40)  # a full id skips rev-parse; ls-tree refuses it
     with pytest.raises(RevisionNotFoundError, match="invalid revision"):
         GitRepository(repo).snapshot("--output=/tmp/x")
 

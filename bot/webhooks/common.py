@@ -1,0 +1,43 @@
+"""Small pieces the three forge mappings share: ignoring with a reason, refs, forks, URLs."""
+
+from __future__ import annotations
+
+import re
+
+from bot.webhooks.events import Forge, Ignored
+
+TAG_PUSH = "tag pushes are not checked (the bot checks branches)"
+NOT_A_BRANCH = "only pushes to branches (refs/heads/...) are checked"
+EDITED_COMMENT = "only new comments are acted on (edited or deleted ones are not)"
+UNKNOWN_EVENT = "unknown event"
+_URL = re.compile(r"https?://[^\x00-\x20\x7f]+")
+
+
+def ignored(forge: Forge, event_name: str, action: str | None, reason: str) -> Ignored:
+    # The action is the payload's own text: kept short, since Ignored lands in logs and pages.
+    return Ignored(forge, event_name, None if action is None else action[:64], reason)
+
+
+def non_branch_reason(ref: str) -> str | None:
+    """Why a push to ``ref`` is ignored, or None for a branch."""
+    if ref.startswith("refs/heads/"):
+        return None
+    return TAG_PUSH if ref.startswith("refs/tags/") else NOT_A_BRANCH
+
+
+def differs(head_id: object, base_id: object, head_name: str | None, base_name: str | None) -> bool:
+    """Whether the head repository is another one than the base: a fork.
+
+    Ids decide when both are known, names otherwise; when neither can tell, it is a fork,
+    because a fork gets less trust and mistaking one for the base repository is the risk.
+    """
+    if isinstance(head_id, int | str) and isinstance(base_id, int | str):
+        return str(head_id) != str(base_id)
+    if head_name is not None and base_name is not None:
+        return head_name.casefold() != base_name.casefold()
+    return True
+
+
+def http_url(value: str | None) -> str | None:
+    """``value`` when it is an http(s) URL (forges send both; SSH and junk become None)."""
+    return value if value is not None and _URL.fullmatch(value) else None

@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO   := fixtures/demo
 
-.PHONY: run test lint types pytest install clean bench
+.PHONY: run test lint types pytest install clean bench services
 
 install: $(STAMP)
 
@@ -30,7 +30,12 @@ lint: $(STAMP)
 types: $(STAMP)
 	$(BIN)/mypy --strict bot workers
 
-pytest: $(STAMP)
+# Tests talk to Redis on 127.0.0.1:6379; start one if the machine has none running.
+services:
+	@$(BIN)/python -c 'import redis; redis.Redis(socket_connect_timeout=1).ping()' 2>/dev/null \
+	  || redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
+
+pytest: $(STAMP) services
 	$(BIN)/pytest -q
 
 test: lint types pytest
@@ -38,6 +43,7 @@ test: lint types pytest
 # Speed and memory as ratios against baselines measured in the same run (never asserted).
 bench: $(STAMP)
 	$(BIN)/python bench/bench_gate.py
+	$(BIN)/python bench/bench_ingress.py
 
 clean:
 	rm -rf $(VENV) $(DEMO)/repo .pytest_cache .mypy_cache .ruff_cache

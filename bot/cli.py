@@ -14,7 +14,10 @@ from bot.errors import IchorError, UsageError
 from bot.gate import Report
 from bot.gate.policy import DEFAULT_MAX_YAML_BYTES
 from bot.gate.run import run_gate
+from bot.processes import serve, work
 from bot.render import report_to_json, report_to_sarif, report_to_text
+from bot.replay import replay
+from bot.settings import load_settings
 from bot.targets import add_tree_arguments, adhoc_target, open_snapshot, resolve_targets
 from bot.types_command import add_types_parser, run_types
 
@@ -55,6 +58,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("-o", "--output", help="write the report to this file instead of stdout")
     add_types_parser(commands)
+    serve = commands.add_parser("serve", help="run the web process (webhooks, status, metrics)")
+    serve.add_argument("--host", help="address to listen on (default ICHOR_HOST or 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default ICHOR_PORT or 8000)")
+    worker = commands.add_parser("worker", help="run an RQ worker (needs ICHOR_REDIS_URL)")
+    worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    replay = commands.add_parser(
+        "replay", help="sign a recorded webhook payload the way its forge would, and post it"
+    )
+    replay.add_argument("file", metavar="FILE")
+    replay.add_argument("--forge", required=True, choices=["github", "gitlab", "gitea", "forgejo"])
+    replay.add_argument("--url", default="http://127.0.0.1:8000", help="where ichor-bot serves")
+    replay.add_argument("--secret", help="webhook secret (default: the forge's ICHOR_ setting)")
+    replay.add_argument("--event", help="event name (default: from the file name)")
+    replay.add_argument("--delivery", help="delivery id (default: a new UUID)")
     return parser
 
 
@@ -78,6 +95,30 @@ def run_check(
         return run_gate(snapshot, policy, cache=cache)
 
 
+def _run_process(args: argparse.Namespace) -> int:
+    settings = load_settings()  # read once, at start-up
+    if args.command == "serve":
+        return serve(settings, args.host, args.port)
+    if args.command == "worker":
+        return work(settings, burst=args.burst)
+    forge_setting = "gitea" if args.forge == "forgejo" else args.forge
+    secret = args.secret or next(iter(settings.secrets(forge_setting)), None)
+    if not secret:
+        raise UsageError(
+            f"no secret: pass --secret or set ICHOR_{forge_setting.upper()}_WEBHOOK_SECRET"
+        )
+    response = replay(
+        args.file,
+        forge=args.forge,
+        url=args.url,
+        secret=secret,
+        event=args.event,
+        delivery=args.delivery,
+    )
+    print(f"{response.status_code} {response.text.strip()}")
+    return 0 if response.status_code < 400 else 1
+
+
 def _write(text: str, output: str | None) -> None:
     if output is None:
         sys.stdout.write(text)
@@ -97,11 +138,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             reconfigure(errors="backslashreplace")
     try:
         args = build_parser().parse_args(argv)
-        if args.command not in ("check", "types"):
+        if args.command is None:
             build_parser().print_help(sys.stderr)
             return EXIT_USAGE
         if args.command == "types":
             return run_types(args)
+        if args.command in ("serve", "worker", "replay"):
+            return _run_process(args)
         cache = DirectoryFactsCache(args.cache_dir) if args.cache_dir else None
         report = run_check(
             args.repo, args.rev, args.target, max_yaml_bytes=args.max_yaml_size, cache=cache

@@ -1,1 +1,1 @@
-"""RQ job entry points: importable functions taking JSON-safe ids (they arrive with ingress)."""
+"""RQ job entry points: importable functions taking JSON-safe arguments."""

@@ -1,0 +1,46 @@
+"""``ichor-bot serve`` and ``ichor-bot worker``: the two processes of the Procfile."""
+
+from __future__ import annotations
+
+import logging
+
+from bot.errors import UsageError
+from bot.settings import Settings
+
+
+def serve(settings: Settings, host: str | None, port: int | None) -> int:
+    import uvicorn
+
+    from bot.queueing.factory import build_queue
+    from bot.web.app import create_app
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    queue, kind = build_queue(settings)
+    app = create_app(settings, queue, queue_kind=kind, redis_configured=bool(settings.redis_url))
+    try:
+        uvicorn.run(
+            app,
+            host=host or settings.host,
+            port=port or settings.port,
+            log_level="info",
+            access_log=False,
+        )
+    finally:
+        queue.close()
+    return 0
+
+
+def work(settings: Settings, *, burst: bool = False) -> int:
+    """An RQ worker with the scheduler, so retries with backoff run."""
+    if not settings.redis_url:
+        raise UsageError(
+            "ICHOR_REDIS_URL is not set: without Redis, jobs run inside `ichor-bot serve`"
+        )
+    import redis
+    from rq import Queue, Worker
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    connection = redis.Redis.from_url(settings.redis_url)
+    worker = Worker([Queue(settings.queue_name, connection=connection)], connection=connection)
+    worker.work(with_scheduler=True, burst=burst)
+    return 0

@@ -1,0 +1,76 @@
+"""The queue seam: what the web process hands over, and what it is told back."""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+JOB_FUNCTION = "workers.jobs.handle_delivery"
+_JOB_ID_SAFE = re.compile(r"[A-Za-z0-9_-]{1,100}")
+
+
+class Outcome(enum.StrEnum):
+    QUEUED = "queued"  # new: a job was enqueued (202)
+    DUPLICATE = "duplicate"  # seen before and not failed: nothing queued (200)
+    REQUEUED = "requeued"  # seen before, its job failed: queued again (202)
+    SPOOLED = "spooled"  # the queue is down: kept on local disk, queued later (202)
+    UNAVAILABLE = "unavailable"  # the queue is down and the spool is full (503)
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedDelivery:
+    """A verified, parsed delivery: JSON-safe, so it can be spooled and passed to a job."""
+
+    forge: str
+    delivery_id: str
+    event_name: str
+    event: dict[str, Any]
+
+    @property
+    def job_id(self) -> str:
+        """``<forge>-<delivery>``; ids with other characters are hashed (RQ validates ids)."""
+        if _JOB_ID_SAFE.fullmatch(self.delivery_id):
+            return f"{self.forge}-{self.delivery_id}"
+        digest = hashlib.sha256(self.delivery_id.encode()).hexdigest()[:32]
+        return f"{self.forge}-h{digest}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "forge": self.forge,
+            "delivery_id": self.delivery_id,
+            "event_name": self.event_name,
+            "event": self.event,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> QueuedDelivery:
+        return cls(
+            str(data["forge"]), str(data["delivery_id"]), str(data["event_name"]), data["event"]
+        )
+
+
+class QueueUnavailableError(Exception):
+    """The queue's backing store cannot be reached right now (the spool takes over)."""
+
+
+class DeliveryQueue(Protocol):
+    def submit_many(self, deliveries: list[QueuedDelivery]) -> list[Outcome]:
+        """Queue each delivery once; raises :class:`QueueUnavailableError` when down."""
+        ...
+
+    async def asubmit_many(self, deliveries: list[QueuedDelivery]) -> list[Outcome]:
+        """The same, from the event loop."""
+        ...
+
+    def job_state(self, job_id: str) -> str | None: ...
+
+    def depth(self) -> int: ...
+
+    def states(self) -> dict[str, int]: ...
+
+    def ping(self) -> bool: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,91 @@
+"""The embedded default: the same job functions, run by a thread of the web process.
+
+No Redis, no durability across restarts — for ``make run`` and for trying the bot. Dedupe
+and "a failed job may run again" behave as on Redis.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import queue
+import threading
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from bot.queueing.base import JOB_FUNCTION, Outcome, QueuedDelivery
+
+log = logging.getLogger("ichor.queue")
+
+
+def _job_function() -> Callable[..., Any]:
+    module, _, name = JOB_FUNCTION.rpartition(".")
+    function: Callable[..., Any] = getattr(importlib.import_module(module), name)
+    return function
+
+
+class InProcessDeliveryQueue:
+    def __init__(self) -> None:
+        self._states: dict[str, str] = {}
+        self._results: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self._pending: queue.Queue[QueuedDelivery | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="ichor-jobs", daemon=True)
+        self._thread.start()
+
+    def submit_many(self, deliveries: list[QueuedDelivery]) -> list[Outcome]:
+        outcomes = []
+        with self._lock:
+            for delivery in deliveries:
+                state = self._states.get(delivery.job_id)
+                if state is None or state == "failed":
+                    outcomes.append(Outcome.QUEUED if state is None else Outcome.REQUEUED)
+                    self._states[delivery.job_id] = "queued"
+                    self._pending.put(delivery)
+                else:
+                    outcomes.append(Outcome.DUPLICATE)
+        return outcomes
+
+    async def asubmit_many(self, deliveries: list[QueuedDelivery]) -> list[Outcome]:
+        return self.submit_many(deliveries)  # a dict and a queue.Queue: never blocks for long
+
+    def _run(self) -> None:
+        function = _job_function()
+        while (delivery := self._pending.get()) is not None:
+            self._set(delivery.job_id, "started")
+            try:
+                result = function(delivery.forge, delivery.delivery_id, delivery.event)
+            except Exception:
+                log.exception("job %s failed", delivery.job_id)
+                self._set(delivery.job_id, "failed")
+            else:
+                with self._lock:
+                    self._results[delivery.job_id] = result
+                self._set(delivery.job_id, "finished")
+
+    def _set(self, job_id: str, state: str) -> None:
+        with self._lock:
+            self._states[job_id] = state
+
+    def job_state(self, job_id: str) -> str | None:
+        with self._lock:
+            return self._states.get(job_id)
+
+    def result(self, job_id: str) -> Any:
+        with self._lock:
+            return self._results.get(job_id)
+
+    def depth(self) -> int:
+        return self._pending.qsize()
+
+    def states(self) -> dict[str, int]:
+        with self._lock:
+            return dict(Counter(self._states.values()))
+
+    def ping(self) -> bool:
+        return self._thread.is_alive()
+
+    def close(self) -> None:
+        self._pending.put(None)
+        self._thread.join(timeout=5)

@@ -1,0 +1,42 @@
+"""Settings from the environment (prefix ``ICHOR_``), read once at start-up, never at import."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_MAX_BODY_BYTES = 25 << 20
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ICHOR_", extra="ignore")
+
+    redis_url: str | None = None
+    data_dir: Path = Path(".ichor-data")
+    # Each may hold several secrets separated by commas, so one can be rotated without
+    # dropping deliveries: any of them verifies.
+    github_webhook_secret: str | None = Field(default=None, repr=False)
+    gitlab_webhook_secret: str | None = Field(default=None, repr=False)
+    gitlab_signing_secret: str | None = Field(default=None, repr=False)
+    gitea_webhook_secret: str | None = Field(default=None, repr=False)
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    spool_max_files: int = 10_000
+    queue_name: str = "ichor"
+    host: str = "127.0.0.1"
+    port: int = 8000
+
+    def secrets(self, name: str) -> tuple[str, ...]:
+        raw: str | None = getattr(self, f"{name}_webhook_secret", None)
+        if name == "gitlab-signing":
+            raw = self.gitlab_signing_secret
+        return split_secrets(raw)
+
+
+def split_secrets(raw: str | None) -> tuple[str, ...]:
+    return tuple(part.strip() for part in (raw or "").split(",") if part.strip())
+
+
+def load_settings() -> Settings:
+    return Settings()

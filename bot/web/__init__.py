@@ -1,0 +1,1 @@
+"""The web process: webhook ingress, health, metrics and the status page."""

@@ -1,0 +1,70 @@
+"""The status page: recent deliveries and their jobs, as plain HTML (no external assets)."""
+
+from __future__ import annotations
+
+import html
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryRecord:
+    at: float
+    forge: str
+    event: str
+    repository: str
+    delivery_id: str
+    outcome: str
+    job_id: str | None
+
+
+class RecentDeliveries:
+    def __init__(self, size: int = 100) -> None:
+        self._items: deque[DeliveryRecord] = deque(maxlen=size)
+
+    def add(self, record: DeliveryRecord) -> None:
+        self._items.append(record)
+
+    def __iter__(self) -> Iterator[DeliveryRecord]:
+        return reversed(self._items)
+
+
+_STYLE = (
+    "body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
+    "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}th{background:#eee}"
+)
+
+
+def render_status(
+    records: Iterable[DeliveryRecord],
+    job_state: Callable[[str], str | None],
+    *,
+    queue_kind: str,
+    depth: int,
+) -> str:
+    rows = []
+    for r in records:
+        state = (job_state(r.job_id) if r.job_id else None) or "-"
+        cells = [
+            time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(r.at)),
+            r.forge,
+            r.event,
+            r.repository,
+            r.delivery_id,
+            r.outcome,
+            state,
+        ]
+        rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in ("time (UTC)", "forge", "event", "repository", "delivery", "outcome", "job")
+    )
+    body = "\n".join(rows) or '<tr><td colspan="7">no deliveries yet</td></tr>'
+    return (
+        "<!doctype html><html><head><meta charset=utf-8><title>Ichor Bot</title>"
+        f"<style>{_STYLE}</style></head><body><h1>Ichor Bot</h1>"
+        f"<p>queue: {html.escape(queue_kind)}, {depth} waiting</p>"
+        f"<table><tr>{head}</tr>\n{body}</table></body></html>"
+    )

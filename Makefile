@@ -16,12 +16,21 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)
 
-# Until the web app exists, the main job is a check of the demo repository (built as a real git
-# repository from fixtures/demo/tree). Exit 1 means "a target is refused", which is the point of
-# the demo; only a usage or configuration error (exit 2) fails `make run`.
+# The embedded default: build the demo repository and check it (exit 1 means "a target is
+# refused", the point of the demo), then serve webhooks on 127.0.0.1:8000 with the in-process
+# queue. The demo secret is set here, for this command only; the app itself has no default.
+DEMO_SECRET ?= demo-secret
 run: $(STAMP)
 	@$(BIN)/python -m bot.demo $(DEMO)
 	@$(BIN)/ichor-bot check $(DEMO)/repo --rev HEAD; rc=$$?; [ $$rc -le 1 ] || exit $$rc
+	@echo
+	@echo "Serving on http://127.0.0.1:8000 (status page at /). In another shell, try:"
+	@echo "  $(BIN)/ichor-bot replay fixtures/webhooks/github/pull_request__opened.json --forge github --secret $(DEMO_SECRET)"
+	@ICHOR_GITHUB_WEBHOOK_SECRET=$${ICHOR_GITHUB_WEBHOOK_SECRET:-$(DEMO_SECRET)} \
+	 ICHOR_GITLAB_WEBHOOK_SECRET=$${ICHOR_GITLAB_WEBHOOK_SECRET:-$(DEMO_SECRET)} \
+	 ICHOR_GITEA_WEBHOOK_SECRET=$${ICHOR_GITEA_WEBHOOK_SECRET:-$(DEMO_SECRET)} \
+	 ICHOR_DATA_DIR=$${ICHOR_DATA_DIR:-.ichor-data} \
+	 $(BIN)/ichor-bot serve
 
 lint: $(STAMP)
 	$(BIN)/ruff check bot workers tests bench scripts

@@ -127,7 +127,7 @@ def create_app(
             await submitter[0].close()
 
     async def webhook(request: Request) -> Response:
-        forge = Forge(request.url.path.rsplit("/", 1)[-1])
+        forge = Forge(request.scope["path"].rsplit("/", 1)[-1])  # .url builds a whole URL
         started = time.perf_counter()
         response, event_name, outcome = await _handle(forge, request)
         metrics.deliveries.labels(forge.value, event_name, outcome).inc()

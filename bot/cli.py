@@ -102,7 +102,7 @@ def _run_process(args: argparse.Namespace) -> int:
     if args.command == "worker":
         return work(settings, burst=args.burst)
     forge_setting = "gitea" if args.forge == "forgejo" else args.forge
-    secret = args.secret or next(iter(settings.secrets(forge_setting)), None)
+    secret = args.secret or next(iter(settings.webhook_secrets(forge_setting)), None)
     if not secret:
         raise UsageError(
             f"no secret: pass --secret or set ICHOR_{forge_setting.upper()}_WEBHOOK_SECRET"

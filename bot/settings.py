@@ -27,10 +27,9 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
 
-    def secrets(self, name: str) -> tuple[str, ...]:
-        raw: str | None = getattr(self, f"{name}_webhook_secret", None)
-        if name == "gitlab-signing":
-            raw = self.gitlab_signing_secret
+    def webhook_secrets(self, forge: str) -> tuple[str, ...]:
+        """The secrets configured for ``forge`` (github, gitlab or gitea), in order."""
+        raw: str | None = getattr(self, f"{forge}_webhook_secret", None)
         return split_secrets(raw)
 
 

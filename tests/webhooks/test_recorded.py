@@ -310,7 +310,6 @@ def test_every_fixture_is_in_the_table() -> None:
     assert on_disk == {case.fixture for case in CASES}
 
 
-@pytest.mark.skipif(not FORGE_DATA.is_dir(), reason="../shared/forge-data is not checked out")
 def test_table_covers_every_recorded_payload_byte_for_byte() -> None:
     recorded = {
         path.relative_to(FORGE_DATA).as_posix()

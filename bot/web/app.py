@@ -151,14 +151,19 @@ def create_app(
         except WebhookError as exc:
             return _json(400, str(exc)), "-", "bad-request"
         name = delivery.event_name
+        repo = getattr(getattr(delivery.event, "repo", None), "full_name", "-")
         if not is_actionable(delivery.event):
             reason = getattr(delivery.event, "reason", "pong")
+            recent.add(
+                DeliveryRecord(
+                    time.time(), forge.value, name, repo, delivery.delivery_id, "ignored", None
+                )
+            )
             return JSONResponse({"status": "ignored", "reason": reason}), name, "ignored"
         queued = QueuedDelivery(
             forge.value, delivery.delivery_id, name, event_to_dict(delivery.event)
         )
         outcome = await submitter[0].submit(queued)
-        repo = getattr(getattr(delivery.event, "repo", None), "full_name", "-")
         recent.add(
             DeliveryRecord(
                 time.time(),

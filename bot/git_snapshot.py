@@ -165,48 +165,33 @@ class CatFile:
         """Contents of many blobs, streamed: requests go out a chunk at a time, answers are read
         in order, so neither pipe can fill while the other side waits."""
         out: list[bytes] = []
-        with self._lock:
-            stdin, stdout = self._pipes()
-            for start in range(0, len(entries), _CHUNK):
-                chunk = entries[start : start + _CHUNK]
-                stdin.write(b"".join(f"contents {e.oid}\n".encode() for e in chunk))
-                stdin.flush()
-                for entry in chunk:
-                    out.append(self._content(stdout, entry))
+        for start in range(0, len(entries), _CHUNK):
+            chunk = [(e.oid or "", e.path) for e in entries[start : start + _CHUNK]]
+            out.extend(self._request(chunk))
         return out
 
-    def _content(self, stdout: IO[bytes], entry: Entry) -> bytes:
-        oid = entry.oid or ""
-        try:
-            size = self._header_size(stdout.readline(), oid)
-        except UnreadableEntryError as exc:
-            raise UnreadableEntryError(f"cannot read {display_path(entry.path)}: {exc}") from None
-        data = stdout.read(size)
-        stdout.read(1)  # the newline after the content
-        if len(data) != size:
-            raise UnreadableEntryError(f"cannot read {display_path(entry.path)}: cut short")
-        return data
-
-    def read(self, oid: str) -> bytes:
-        with self._lock:
-            stdin, stdout = self._pipes()
-            stdin.write(f"contents {oid}\n".encode())
-            stdin.flush()
-            size = self._header_size(stdout.readline(), oid)
-            data = stdout.read(size)
-            stdout.read(1)  # the newline after the content
-        if len(data) != size:
-            raise UnreadableEntryError(f"object {oid} was cut short")
-        return data
-
     def reader(self, oid: str, path: str) -> Reader:
-        def read() -> bytes:
-            try:
-                return self.read(oid)
-            except (OSError, UnreadableEntryError) as exc:
-                raise UnreadableEntryError(f"cannot read {display_path(path)}: {exc}") from None
+        return lambda: self._request([(oid, path)])[0]
 
-        return read
+    def _request(self, wanted: list[tuple[str, str]]) -> list[bytes]:
+        """One round trip for (oid, path) pairs; any failure names the path it was reading."""
+        out: list[bytes] = []
+        try:
+            with self._lock:
+                stdin, stdout = self._pipes()
+                stdin.write(b"".join(f"contents {oid}\n".encode() for oid, _ in wanted))
+                stdin.flush()
+                for oid, _ in wanted:
+                    size = self._header_size(stdout.readline(), oid)
+                    data = stdout.read(size)
+                    stdout.read(1)  # the newline after the content
+                    if len(data) != size:
+                        raise UnreadableEntryError(f"object {oid} was cut short")
+                    out.append(data)
+        except (OSError, UnreadableEntryError) as exc:
+            failed = wanted[min(len(out), len(wanted) - 1)][1]  # the one being read
+            raise UnreadableEntryError(f"cannot read {display_path(failed)}: {exc}") from None
+        return out
 
     @staticmethod
     def _header_size(header: bytes, oid: str) -> int:

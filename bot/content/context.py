@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from bot.content.facts import FileFacts
 from bot.content.kustomize import KustomizationFacts, resolve_reference
-from bot.gate.structural import BUILD_DIRECTIVES
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +96,7 @@ def _assign(
     seen.add((node, inherited))
     effective = inherited or directives[node].namespace
     for child in children.get(node, ()):
-        if child in directives and posixpath.basename(child) in BUILD_DIRECTIVES:
+        if child in directives:
             _assign(child, effective, directives, children, namespaces, seen)
         elif effective is not None:
             namespaces.setdefault(child, effective)

@@ -3,7 +3,7 @@
 from bot.gate.codes import CODES, IssueCode, Severity
 from bot.gate.policy import GatePolicy, TargetPolicy
 from bot.gate.report import ConfigIssue, Issue, Report, Role, TargetReport, Verdict
-from bot.gate.structural import check_structure, check_target
+from bot.gate.structural import StructuralResult, classify_target
 
 __all__ = [
     "CODES",
@@ -14,9 +14,9 @@ __all__ = [
     "Report",
     "Role",
     "Severity",
+    "StructuralResult",
     "TargetPolicy",
     "TargetReport",
     "Verdict",
-    "check_structure",
-    "check_target",
+    "classify_target",
 ]

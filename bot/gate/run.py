@@ -106,7 +106,6 @@ def _prepare(
             wanted.append(entry)
     facts = reader.facts(wanted)
 
-    files = [e.path for e in snapshot.under(target.path) if e.kind is EntryKind.FILE]
     directives = {
         p: k
         for p in report.build_directives
@@ -115,7 +114,7 @@ def _prepare(
     context = build_context(
         directives,
         {p: facts[p] for p in report.yaml_files if p in facts},
-        files,
+        structural.files,
         lambda p: is_within(p, target.path),
     )
     crds = tuple(

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from bot.errors import IchorError
 from bot.gate.codes import IssueCode
-from bot.gate.policy import CONFIG_FILE, MAX_IGNORE_FILE_BYTES, GatePolicy, TargetPolicy
-from bot.gate.report import Issue, Report, Role, TargetReport, empty_counts
+from bot.gate.policy import CONFIG_FILE, MAX_IGNORE_FILE_BYTES, TargetPolicy
+from bot.gate.report import Issue, Role, TargetReport, empty_counts
 from bot.ignore import IGNORE_FILE, IgnoreMatcher, parse_ignore_file
 from bot.paths import basename, decode_path, display_path, join, relative_to
 from bot.snapshot import Entry, EntryKind, Snapshot
@@ -33,16 +33,6 @@ YAML_SUFFIXES = (".yaml", ".yml")
 _MAX_LINK_TARGET_SHOWN = 1024
 
 
-def check_structure(snapshot: Snapshot, policy: GatePolicy) -> Report:
-    """Run the structural gate alone on every target of ``policy``."""
-    targets = tuple(classify_target(snapshot, target).report for target in policy.targets)
-    return Report(revision=snapshot.revision, targets=targets)
-
-
-def check_target(snapshot: Snapshot, target: TargetPolicy) -> TargetReport:
-    return classify_target(snapshot, target).report
-
-
 @dataclass(frozen=True, slots=True)
 class StructuralResult:
     """The structural report, plus what the content gate needs next."""
@@ -51,6 +41,7 @@ class StructuralResult:
     matcher: IgnoreMatcher
     # YAML files the ignore file hides: read only by the safety scan, never managed.
     ignored_yaml: tuple[str, ...]
+    files: tuple[str, ...]  # every regular file under the target, for resolving references
 
 
 def classify_target(snapshot: Snapshot, target: TargetPolicy) -> StructuralResult:
@@ -59,6 +50,7 @@ def classify_target(snapshot: Snapshot, target: TargetPolicy) -> StructuralResul
     yaml_files: list[str] = []
     directives: list[str] = []
     ignored_yaml: list[str] = []
+    files: list[str] = []
     matcher, ignore_issues = _load_ignore_file(snapshot, target.path)
     issues.extend(ignore_issues)
 
@@ -66,6 +58,8 @@ def classify_target(snapshot: Snapshot, target: TargetPolicy) -> StructuralResul
         if entry.path == target.path:
             continue  # the target path itself is not a directory: reported by _path_itself
         rel = relative_to(entry.path, target.path)
+        if entry.kind is EntryKind.FILE:
+            files.append(entry.path)
         role, issue = _classify(entry, rel, matcher)
         counts[role] += 1
         if issue is not None:
@@ -90,7 +84,7 @@ def classify_target(snapshot: Snapshot, target: TargetPolicy) -> StructuralResul
         yaml_files=tuple(yaml_files),
         build_directives=tuple(directives),
     )
-    return StructuralResult(report, matcher, tuple(ignored_yaml))
+    return StructuralResult(report, matcher, tuple(ignored_yaml), tuple(files))
 
 
 def _classify(entry: Entry, rel: str, matcher: IgnoreMatcher) -> tuple[Role, Issue | None]:

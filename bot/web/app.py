@@ -63,10 +63,10 @@ class Verifiers:
     @classmethod
     def from_settings(cls, settings: Settings) -> Verifiers:
         return cls(
-            split_secrets(settings.github_webhook_secret),
-            split_secrets(settings.gitlab_webhook_secret),
+            settings.webhook_secrets("github"),
+            settings.webhook_secrets("gitlab"),
             split_secrets(settings.gitlab_signing_secret),
-            split_secrets(settings.gitea_webhook_secret),
+            settings.webhook_secrets("gitea"),
         )
 
     def verify(self, forge: Forge, body: bytes, headers: Mapping[str, str]) -> Verification:

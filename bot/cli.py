@@ -85,10 +85,9 @@ def run_check(
 ) -> Report:
     if max_yaml_bytes < 1:
         raise UsageError("--max-yaml-size must be a positive number of bytes")
-    if target is not None:
-        adhoc_target(target)  # a bad --path is a usage error before any reading
+    adhoc = adhoc_target(target) if target is not None else None  # before any reading
     with open_snapshot(repo, rev) as snapshot:
-        targets = resolve_targets(snapshot, repo, target)
+        targets = resolve_targets(snapshot, repo, adhoc)
         if targets.policy is None:
             return Report(revision=snapshot.revision, config_issues=targets.config_issues)
         policy = dataclasses.replace(targets.policy, max_yaml_bytes=max_yaml_bytes)

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlsplit
 
-from bot.errors import UsageError
+from bot.errors import IchorError, UsageError
 from bot.settings import Settings
+
+
+def redis_location(url: str) -> str:
+    """Host, port and database of a Redis URL, never its password."""
+    parts = urlsplit(url)
+    return f"{parts.hostname or 'localhost'}:{parts.port or 6379}{parts.path}"
 
 
 def serve(settings: Settings, host: str | None, port: int | None) -> int:
@@ -41,6 +48,12 @@ def work(settings: Settings, *, burst: bool = False) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     connection = redis.Redis.from_url(settings.redis_url)
+    try:
+        connection.ping()
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+        raise IchorError(
+            f"cannot reach Redis at {redis_location(settings.redis_url)}: {exc}"
+        ) from None
     worker = Worker([Queue(settings.queue_name, connection=connection)], connection=connection)
     worker.work(with_scheduler=True, burst=burst)
     return 0

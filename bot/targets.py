@@ -56,9 +56,10 @@ class Targets:
     config_issues: tuple[ConfigIssue, ...] = ()
 
 
-def resolve_targets(snapshot: Snapshot, repo: str, path_argument: str | None) -> Targets:
-    if path_argument is not None:
-        return Targets(GatePolicy((adhoc_target(path_argument),)))
+def resolve_targets(snapshot: Snapshot, repo: str, adhoc: TargetPolicy | None) -> Targets:
+    """``--path``'s target when given (see :func:`adhoc_target`), else ``.ichor.yaml``'s."""
+    if adhoc is not None:
+        return Targets(GatePolicy((adhoc,)))
     result = load_config(snapshot)
     if not result.present:
         raise UsageError(

@@ -20,7 +20,7 @@ from bot.paths import display_path
 from bot.registry.capabilities import CapabilitiesError
 from bot.registry.model import TypeRecord
 from bot.snapshot import Snapshot
-from bot.targets import add_tree_arguments, open_snapshot, resolve_targets
+from bot.targets import add_tree_arguments, adhoc_target, open_snapshot, resolve_targets
 
 TYPES_JSON_VERSION = 1
 
@@ -62,8 +62,9 @@ def run_types(args: argparse.Namespace) -> int:
 
 
 def collect_types(repo: str, rev: str | None, target: str | None) -> list[TargetTypes]:
+    adhoc = adhoc_target(target) if target is not None else None
     with open_snapshot(repo, rev) as snapshot:
-        targets = resolve_targets(snapshot, repo, target)
+        targets = resolve_targets(snapshot, repo, adhoc)
         if targets.policy is None:
             for issue in targets.config_issues:
                 print(f"{CONFIG_FILE}: {issue.kind}: {issue.message}", file=sys.stderr)

@@ -25,3 +25,23 @@ class RevisionNotFoundError(SnapshotError):
 
 class UnreadableEntryError(SnapshotError):
     pass
+
+
+class ForgeError(IchorError):
+    """A forge API or git transport call failed; the text never holds a credential."""
+
+
+class TransientForgeError(ForgeError):
+    """Worth retrying: 5xx, a timeout, a rate limit. ``retry_after`` is seconds, when known."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class PermanentForgeError(ForgeError):
+    """Retrying will not help: 4xx other than rate limits, a refused URL, bad credentials."""
+
+
+class GitStoreError(IchorError):
+    """The local mirror could not be created or fetched into."""

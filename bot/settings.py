@@ -21,6 +21,17 @@ class Settings(BaseSettings):
     gitlab_webhook_secret: str | None = Field(default=None, repr=False)
     gitlab_signing_secret: str | None = Field(default=None, repr=False)
     gitea_webhook_secret: str | None = Field(default=None, repr=False)
+    # GitHub App (issue 5): the app id and its private key, PEM text or a path to a PEM file.
+    github_app_id: str | None = None
+    github_private_key: str | None = Field(default=None, repr=False)
+    # REST API base (GitHub Enterprise Server: https://HOST/api/v3) and the web/git base whose
+    # host is the only one tokens are ever sent to.
+    github_api_url: str = "https://api.github.com"
+    github_url: str = "https://github.com"
+    # Also keep one summary comment on each PR (the check run carries the result already).
+    github_summary_comment: bool = False
+    # Where people can see a result (status page); used for links from the forge.
+    public_url: str | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     spool_max_files: int = 10_000
     queue_name: str = "ichor"

@@ -1,0 +1,1 @@
+"""Forge adapters: one small protocol (``base.Forge``) and one module per forge."""

@@ -1,0 +1,132 @@
+"""What the workers need from a forge, and nothing more.
+
+Every adapter (github, local; gitlab and gitea later) implements :class:`Forge`. Calls are
+async because the HTTP adapters are; the local adapter simply never awaits anything slow.
+Adapters raise :class:`bot.errors.TransientForgeError` for what is worth retrying and
+:class:`bot.errors.PermanentForgeError` for what is not.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+AnnotationLevel = Literal["notice", "warning", "failure"]
+
+
+class Permission(enum.IntEnum):
+    """A user's access to a repository, ordered so ``>=`` compares them."""
+
+    NONE = 0
+    READ = 1
+    TRIAGE = 2
+    WRITE = 3
+    MAINTAIN = 4
+    ADMIN = 5
+
+
+class Conclusion(enum.StrEnum):
+    SUCCESS = "success"
+    FAILURE = "failure"
+    NEUTRAL = "neutral"  # e.g. no target touched
+    ACTION_REQUIRED = "action_required"
+    ERROR = "error"  # the check could not be completed (not a verdict)
+
+
+@dataclass(frozen=True, slots=True)
+class RepoHandle:
+    """The repository a job acts on, as the forge names it."""
+
+    forge: str  # "github", "gitlab", "gitea", "local"
+    full_name: str  # owner/name (GitLab: path_with_namespace)
+    clone_url: str  # https URL of the *base* repository (never a fork's)
+    installation_id: int | None = None  # GitHub App installation
+    project_id: str | None = None  # GitLab project id, when known
+
+
+@dataclass(frozen=True, slots=True)
+class GitCredentials:
+    """How git authenticates to ``host``: one ``http.extraHeader`` value (secret)."""
+
+    host: str
+    header: str  # e.g. "Authorization: Basic ..."; never logged, never on argv or disk
+
+    def __repr__(self) -> str:
+        return f"GitCredentials(host={self.host!r}, header=<redacted>)"
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    path: str
+    start_line: int
+    end_line: int
+    level: AnnotationLevel
+    title: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOutput:
+    """A finished check: what the forge shows. ``annotations`` may exceed one request's worth;
+    the adapter batches them."""
+
+    conclusion: Conclusion
+    title: str
+    summary: str  # markdown
+    text: str  # markdown, the full list
+    annotations: tuple[Annotation, ...] = ()
+    details_url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckHandle:
+    """A started check (GitHub check run id; a commit status needs only the sha)."""
+
+    head_sha: str
+    id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequestRef:
+    number: int
+    url: str
+    head_sha: str | None = None
+
+
+class Forge(Protocol):
+    name: str
+
+    async def git_credentials(self, repo: RepoHandle) -> GitCredentials | None:
+        """Credentials for fetching ``repo`` over HTTPS; None when no auth is needed."""
+        ...
+
+    async def start_check(
+        self, repo: RepoHandle, head_sha: str, *, external_id: str
+    ) -> CheckHandle:
+        """Show the check as running on ``head_sha``."""
+        ...
+
+    async def complete_check(
+        self, repo: RepoHandle, check: CheckHandle, output: CheckOutput
+    ) -> None:
+        """Finish a started check with its verdict (or ``Conclusion.ERROR`` and why)."""
+        ...
+
+    async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> None:
+        """Create the one summary comment on a PR/MR, or edit it in place."""
+        ...
+
+    async def permission(self, repo: RepoHandle, user: str) -> Permission: ...
+
+    async def find_pull_request(
+        self, repo: RepoHandle, head: str, base: str
+    ) -> PullRequestRef | None:
+        """An open PR from branch ``head`` into ``base``; a failed lookup raises, never None."""
+        ...
+
+    async def open_pull_request(
+        self, repo: RepoHandle, *, head: str, base: str, title: str, body: str
+    ) -> PullRequestRef: ...
+
+    async def aclose(self) -> None: ...

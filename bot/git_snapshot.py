@@ -73,7 +73,8 @@ class GitRepository:
             check=False,
         )
         if check and proc.returncode != 0:
-            raise SnapshotError(f"git {args[0]} failed in {self.path}: {_first_line(proc.stderr)}")
+            verb = next(a for a in args if not a.startswith("-"))
+            raise SnapshotError(f"git {verb} failed in {self.path}: {_first_line(proc.stderr)}")
         return proc
 
     def resolve(self, rev: str) -> str:
@@ -94,12 +95,20 @@ class GitRepository:
             raise RevisionNotFoundError(f"revision {rev!r} not found in {self.path}")
         raise RevisionNotFoundError(f"revision {rev!r} not found in {self.path} ({message})")
 
-    def snapshot(self, rev: str) -> Snapshot:
+    def snapshot(self, rev: str, paths: Sequence[str] | None = None) -> Snapshot:
+        """The tree at ``rev``; with ``paths``, only the entries at or under those repo-relative
+        paths (what a check of some targets needs: in a partial clone, listing sizes of blobs
+        outside them would fetch those blobs)."""
         # A full object id (what webhooks carry) needs no rev-parse: ls-tree itself fails
         # when the object is not there, and one git process less matters on every check.
         commit = rev.lower() if _FULL_OID.fullmatch(rev) else self.resolve(rev)
+        args = ["--literal-pathspecs", "ls-tree", "-r", "-z", "-l", "--full-tree", commit]
+        if paths is not None and "" not in paths:
+            if not paths:
+                return Snapshot([], revision=commit)
+            args += ["--", *sorted(set(paths))]
         # -l gives every blob's size with the listing: sizes are known before any content.
-        proc = self._run("ls-tree", "-r", "-z", "-l", "--full-tree", commit, check=False)
+        proc = self._run(*args, check=False)
         if proc.returncode != 0:
             raise RevisionNotFoundError(f"revision {rev!r} not found in {self.path}")
         listing = proc.stdout

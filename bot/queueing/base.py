@@ -37,6 +37,18 @@ class QueuedDelivery:
         digest = hashlib.sha256(self.delivery_id.encode()).hexdigest()[:32]
         return f"{self.forge}-h{digest}"
 
+    @property
+    def head(self) -> tuple[str, str] | None:
+        """(pull request key, head sha) for a change-request event: the newest head received for
+        a pull request is the only one whose result is posted (DESIGN 7)."""
+        event = self.event
+        if event.get("type") != "change_request":
+            return None
+        return (
+            pull_key(self.forge, str(event["repo"]["full_name"]), int(event["number"])),
+            str(event["head_sha"]),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "forge": self.forge,
@@ -50,6 +62,16 @@ class QueuedDelivery:
         return cls(
             str(data["forge"]), str(data["delivery_id"]), str(data["event_name"]), data["event"]
         )
+
+
+def pull_key(forge: str, full_name: str, number: int) -> str:
+    return f"{forge}:{full_name}:{number}"
+
+
+class HeadRegistry(Protocol):
+    """The newest head sha received for each pull request, as recorded at ingress."""
+
+    def latest_head(self, pull: str) -> str | None: ...
 
 
 class QueueUnavailableError(Exception):
@@ -66,6 +88,10 @@ class DeliveryQueue(Protocol):
         ...
 
     def job_state(self, job_id: str) -> str | None: ...
+
+    def latest_head(self, pull: str) -> str | None:
+        """See :class:`HeadRegistry`."""
+        ...
 
     def depth(self) -> int: ...
 

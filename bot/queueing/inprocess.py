@@ -29,6 +29,7 @@ class InProcessDeliveryQueue:
     def __init__(self) -> None:
         self._states: dict[str, str] = {}
         self._results: dict[str, Any] = {}
+        self._heads: dict[str, list[str]] = {}  # pull key -> heads in the order they arrived
         self._lock = threading.Lock()
         self._pending: queue.Queue[QueuedDelivery | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="ichor-jobs", daemon=True)
@@ -38,6 +39,10 @@ class InProcessDeliveryQueue:
         outcomes = []
         with self._lock:
             for delivery in deliveries:
+                if (head := delivery.head) is not None:
+                    seen = self._heads.setdefault(head[0], [])
+                    if head[1] not in seen:
+                        seen.append(head[1])
                 state = self._states.get(delivery.job_id)
                 if state is None or state == "failed":
                     outcomes.append(Outcome.QUEUED if state is None else Outcome.REQUEUED)
@@ -71,6 +76,11 @@ class InProcessDeliveryQueue:
     def job_state(self, job_id: str) -> str | None:
         with self._lock:
             return self._states.get(job_id)
+
+    def latest_head(self, pull: str) -> str | None:
+        with self._lock:
+            heads = self._heads.get(pull)
+            return heads[-1] if heads else None
 
     def result(self, job_id: str) -> Any:
         with self._lock:

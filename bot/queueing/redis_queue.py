@@ -35,7 +35,8 @@ _DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 
 
 # One delivery, atomically: set the dedupe marker; if it was new, or its job is gone or failed,
-# write RQ's job record and push it on the queue. Returns the outcome's value.
+# write RQ's job record and push it on the queue; for a pull request event, record its head
+# in the order heads arrived. Returns the outcome's value.
 SUBMIT_SCRIPT = """
 local fresh = redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1])
 local status = redis.call('HGET', KEYS[2], 'status')
@@ -57,6 +58,13 @@ end
 redis.call('HSET', KEYS[2], unpack(flat))
 redis.call('RPUSH', KEYS[3], ARGV[2])
 redis.call('SADD', KEYS[5], ARGV[3])
+if ARGV[6] ~= '' then
+  -- A head seen before keeps its place: redelivering an old event never makes it newest.
+  if not redis.call('ZSCORE', KEYS[6], ARGV[6]) then
+    redis.call('ZADD', KEYS[6], redis.call('INCR', KEYS[7]), ARGV[6])
+  end
+  redis.call('EXPIRE', KEYS[6], ARGV[1])
+end
 return outcome
 """
 
@@ -102,6 +110,14 @@ def marker_key(job_id: str) -> str:
     return f"ichor:delivery:{job_id}"
 
 
+def head_key(pull: str) -> str:
+    return f"ichor:heads:{pull}"
+
+
+HEAD_SEQUENCE_KEY = "ichor:heads-sequence"
+_NO_HEAD = "ichor:heads:-"  # a placeholder key, never written
+
+
 class RedisDeliveryQueue:
     def __init__(self, url: str, queue_name: str = "ichor") -> None:
         self.url = url
@@ -144,10 +160,19 @@ class RedisDeliveryQueue:
             self.queue.failed_job_registry.key,
             Queue.redis_queues_keys,
         ]
+        head = delivery.head
+        keys += [head_key(head[0]) if head else _NO_HEAD, HEAD_SEQUENCE_KEY]
         data, fields = job_record(delivery, self.queue.name)
         # The text fields travel as one JSON argument: packing some thirty arguments per
         # delivery cost more than everything else the web process does with Redis.
-        return keys, [MARKER_TTL_SECONDS, job_id, self.queue.key, data, orjson.dumps(fields)]
+        return keys, [
+            MARKER_TTL_SECONDS,
+            job_id,
+            self.queue.key,
+            data,
+            orjson.dumps(fields),
+            head[1] if head else "",
+        ]
 
     def _job(self, delivery: QueuedDelivery) -> Job:
         """The same job built by RQ itself (tests compare it with :func:`job_record`)."""
@@ -174,6 +199,10 @@ class RedisDeliveryQueue:
         except _DOWN:
             return None
         return status.decode() if isinstance(status, bytes) else None
+
+    def latest_head(self, pull: str) -> str | None:
+        newest = self.redis.zrevrange(head_key(pull), 0, 0)
+        return _text(newest[0]) if newest else None
 
     def depth(self) -> int:
         try:

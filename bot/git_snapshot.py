@@ -95,6 +95,22 @@ class GitRepository:
             raise RevisionNotFoundError(f"revision {rev!r} not found in {self.path}")
         raise RevisionNotFoundError(f"revision {rev!r} not found in {self.path} ({message})")
 
+    def merge_base(self, one: str, other: str) -> str | None:
+        """The best common ancestor of two commits, or None when they share no history."""
+        proc = self._run("merge-base", one, other, check=False)
+        return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+    def parent(self, commit: str) -> str | None:
+        """The first parent of ``commit``; None for a root commit."""
+        proc = self._run("rev-parse", "--verify", "--quiet", f"{commit}^1^{{commit}}", check=False)
+        return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+    def changed_paths(self, base: str, head: str) -> list[str]:
+        """Paths that differ between two commits; compares trees only, so no blob is read
+        (in a partial clone, nothing is fetched)."""
+        proc = self._run("diff", "--name-only", "-z", "--no-renames", base, head)
+        return [decode_path(p) for p in proc.stdout.split(b"\0") if p]
+
     def snapshot(self, rev: str, paths: Sequence[str] | None = None) -> Snapshot:
         """The tree at ``rev``; with ``paths``, only the entries at or under those repo-relative
         paths (what a check of some targets needs: in a partial clone, listing sizes of blobs

@@ -30,6 +30,9 @@ class Settings(BaseSettings):
     github_url: str = "https://github.com"
     # Also keep one summary comment on each PR (the check run carries the result already).
     github_summary_comment: bool = False
+    # Repositories on disk served by the `local` forge (no network): a delivery whose repository
+    # is <local_repos>/<owner>/<name> is checked there and its result kept under data_dir.
+    local_repos: Path | None = None
     # Where people can see a result (status page); used for links from the forge.
     public_url: str | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES

@@ -1,22 +1,129 @@
 """Jobs the queue runs. Each takes JSON-safe arguments and returns a JSON-safe summary.
 
-``handle_delivery`` is the one entry point for webhook deliveries; it turns the event back
-into its typed form and dispatches on it. The check pipeline and comment commands plug in
-here as they arrive; until then an event is acknowledged and logged.
+``handle_delivery`` is the one entry point for webhook deliveries: it turns the event back into
+its typed form and dispatches on it. Pull requests, pushes and re-requested checks run the
+check pipeline; the other events are acknowledged and logged until their features arrive.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import Any
 
-from bot.webhooks import event_from_dict
+from bot.checks.pipeline import CheckRequest, CheckServices, run_check
+from bot.forges.base import RepoHandle
+from bot.queueing.base import pull_key
+from bot.webhooks import (
+    ChangeRequestEvent,
+    CheckRerequestEvent,
+    PushEvent,
+    RepoRef,
+    event_from_dict,
+)
+from workers.context import WorkerContext, current
 
 log = logging.getLogger("ichor.jobs")
+_ZERO = "0" * 40
 
 
 def handle_delivery(forge: str, delivery_id: str, event: dict[str, Any]) -> dict[str, Any]:
     typed = event_from_dict(event)
     kind = type(typed).__name__
-    log.info("delivery %s from %s: %s", delivery_id, forge, kind)
-    return {"forge": forge, "delivery": delivery_id, "event": kind, "handled": True}
+    summary: dict[str, Any] = {"forge": forge, "delivery": delivery_id, "event": kind}
+    request = check_request(forge, delivery_id, typed)
+    if request is None:
+        log.info("delivery %s from %s: %s, nothing to do", delivery_id, forge, kind)
+        return {**summary, "handled": False}
+    context = current()
+    result = context.run(_check(context, forge, request))
+    log.info(
+        "delivery %s: %s %s at %s: %s %s",
+        delivery_id,
+        forge,
+        request.repo.full_name,
+        request.head_sha[:12],
+        result.status,
+        result.title or "",
+    )
+    return {**summary, "handled": True, "check": result.to_dict()}
+
+
+async def _check(context: WorkerContext, forge_name: str, request: CheckRequest) -> Any:
+    forge, open_tree = context.forge_for(forge_name, request.repo.full_name)
+    for number in request.rerequested_pulls:
+        pull = await forge.get_pull_request(request.repo, number)
+        if pull.head_sha == request.head_sha and pull.base_sha and pull.base_ref:
+            request = dataclasses.replace(
+                request,
+                base_sha=pull.base_sha,
+                fetch_refs=(f"refs/pull/{number}/head", f"refs/heads/{pull.base_ref}"),
+                pull=pull_key(forge_name, request.repo.full_name, number),
+                number=number,
+                use_merge_base=True,
+                compare_with_parent=False,
+            )
+            break
+    services = CheckServices(
+        forge,
+        open_tree,
+        heads=context.heads,
+        cache=context.cache,
+        summary_comment=context.settings.github_summary_comment,
+        details_url=context.settings.public_url,
+    )
+    return await run_check(request, services)
+
+
+def _handle(repo: RepoRef, installation_id: int | None) -> RepoHandle:
+    return RepoHandle(
+        repo.forge.value,
+        repo.full_name,
+        repo.clone_url or repo.web_url + ".git",
+        installation_id=installation_id,
+        project_id=repo.id,
+    )
+
+
+def check_request(forge: str, delivery_id: str, event: object) -> CheckRequest | None:
+    """The check an event asks for, or None when it asks for none."""
+    if isinstance(event, ChangeRequestEvent):
+        head_ref = (
+            f"refs/merge-requests/{event.number}/head"
+            if forge == "gitlab"
+            else f"refs/pull/{event.number}/head"
+        )
+        return CheckRequest(
+            _handle(event.repo, event.installation_id),
+            event.head_sha,
+            event.base_sha,
+            (head_ref, f"refs/heads/{event.base_ref}"),
+            delivery_id,
+            pull=pull_key(forge, event.repo.full_name, event.number),
+            number=event.number,
+            use_merge_base=True,
+        )
+    if isinstance(event, PushEvent):
+        if event.deleted or not event.ref.startswith("refs/heads/") or event.after == _ZERO:
+            return None
+        base = None if event.created or event.before == _ZERO else event.before
+        return CheckRequest(
+            _handle(event.repo, event.installation_id),
+            event.after,
+            base,
+            (event.ref,),
+            delivery_id,
+        )
+    if isinstance(event, CheckRerequestEvent):
+        # A re-run: a pull request's head is compared as its pull request is (see _check);
+        # a commit checked on push is compared with its first parent.
+        return CheckRequest(
+            _handle(event.repo, event.installation_id),
+            event.head_sha,
+            None,
+            (),
+            delivery_id,
+            compare_with_parent=True,
+            rerequested_pulls=event.pull_numbers,
+        )
+    return None

@@ -90,3 +90,24 @@ class DirectoryFactsCache:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL))
             Path(tmp).replace(path)
+
+
+class LayeredFactsCache:
+    """Memory in front of a shared store: a worker's repeated checks never touch the disk, and
+    what one worker parsed, the others find."""
+
+    def __init__(self, near: FactsCache, far: FactsCache) -> None:
+        self._near = near
+        self._far = far
+
+    def get(self, oid: str) -> FileFacts | None:
+        facts = self._near.get(oid)
+        if facts is None:
+            facts = self._far.get(oid)
+            if facts is not None:
+                self._near.put(oid, facts)
+        return facts
+
+    def put(self, oid: str, facts: FileFacts) -> None:
+        self._near.put(oid, facts)
+        self._far.put(oid, facts)

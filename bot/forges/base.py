@@ -92,6 +92,8 @@ class PullRequestRef:
     number: int
     url: str
     head_sha: str | None = None
+    base_sha: str | None = None
+    base_ref: str | None = None
 
 
 class Forge(Protocol):
@@ -118,6 +120,10 @@ class Forge(Protocol):
         ...
 
     async def permission(self, repo: RepoHandle, user: str) -> Permission: ...
+
+    async def get_pull_request(self, repo: RepoHandle, number: int) -> PullRequestRef:
+        """A pull request's current head and base (for a re-requested check)."""
+        ...
 
     async def find_pull_request(
         self, repo: RepoHandle, head: str, base: str

@@ -1,0 +1,324 @@
+"""Check one revision end to end: fetch what is needed, run the gate, report on the forge.
+
+The order keeps the forge quiet and its API calls few: nothing is posted for a head that is no
+longer the newest of its pull request, nor for a repository without ``.ichor.yaml``; a check
+that starts always ends (with its verdict, or with why it could not be completed), so a
+required check is never left ``in_progress``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import logging
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import ContextManager, Protocol
+
+from bot.checks.compare import CheckComparison, compare_reports, touched_targets
+from bot.checks.render import check_output, error_output, summary_comment
+from bot.config import ConfigResult, load_config
+from bot.content.cache import FactsCache
+from bot.errors import ForgeError, IchorError, TransientForgeError
+from bot.forges.base import (
+    CheckHandle,
+    CheckOutput,
+    Conclusion,
+    Forge,
+    GitCredentials,
+    RepoHandle,
+)
+from bot.gate.policy import CONFIG_FILE, GatePolicy
+from bot.gate.report import ConfigIssue, Report
+from bot.gate.run import run_gate
+from bot.git_snapshot import GitRepository
+from bot.queueing.base import HeadRegistry
+
+log = logging.getLogger("ichor.check")
+
+
+class TreeSource(Protocol):
+    """Where a check reads commits from: a mirror of the forge's repository (``GitStore``), or
+    the repository itself for the local forge."""
+
+    def fetch(
+        self, credentials: GitCredentials | None, refs: Sequence[str], *, want: Sequence[str] = ()
+    ) -> None: ...
+
+    def prefetch_blobs(
+        self, credentials: GitCredentials | None, commit: str, paths: Sequence[str]
+    ) -> int: ...
+
+    def changed_paths(self, base: str, head: str) -> list[str]: ...
+
+    def repository(self) -> GitRepository: ...
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRequest:
+    repo: RepoHandle
+    head_sha: str
+    # The commit the change is compared with (a pull request's base, a push's ``before``);
+    # None checks every target and marks every issue new.
+    base_sha: str | None
+    fetch_refs: tuple[str, ...]
+    external_id: str  # the delivery that asked for the check
+    pull: str | None = None  # pull key (bot.queueing.base.pull_key) for "newest head wins"
+    number: int | None = None  # the pull request, for a summary comment
+    # A pull request compares with the merge base of base and head, not the base tip.
+    use_merge_base: bool = False
+    # No base given: compare with the head's first parent (a re-run of a push's check).
+    compare_with_parent: bool = False
+    # A re-requested check names its pull requests; the job looks their bases up.
+    rerequested_pulls: tuple[int, ...] = ()
+
+
+class CheckStatus(enum.StrEnum):
+    POSTED = "posted"
+    SUPERSEDED = "superseded"
+    NOT_CONFIGURED = "not-configured"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    status: CheckStatus
+    conclusion: str | None = None
+    title: str | None = None
+    new_issues: int = 0
+    existing_issues: int = 0
+    check_id: str | None = None
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "status": str(self.status),
+            "conclusion": self.conclusion,
+            "title": self.title,
+            "new_issues": self.new_issues,
+            "existing_issues": self.existing_issues,
+            "check_id": self.check_id,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass(slots=True)
+class CheckServices:
+    forge: Forge
+    open_tree: Callable[[RepoHandle], ContextManager[TreeSource]]
+    heads: HeadRegistry | None = None
+    cache: FactsCache | None = None
+    summary_comment: bool = False
+    details_url: str | None = None
+    clock: Callable[[], float] = field(default=time.monotonic)
+
+
+def _superseded(request: CheckRequest, heads: HeadRegistry | None) -> bool:
+    if request.pull is None or heads is None:
+        return False
+    latest = heads.latest_head(request.pull)
+    return latest is not None and latest != request.head_sha
+
+
+async def run_check(request: CheckRequest, services: CheckServices) -> CheckResult:
+    started = services.clock()
+    if _superseded(request, services.heads):
+        log.info(
+            "%s %s: superseded by a newer head, not checked",
+            request.repo.full_name,
+            request.head_sha[:12],
+        )
+        return CheckResult(CheckStatus.SUPERSEDED)
+    forge = services.forge
+    check: CheckHandle | None = None
+    try:
+        credentials = await forge.git_credentials(request.repo)
+        with services.open_tree(request.repo) as tree:
+            config = _read_config(tree, credentials, request)
+            if not config.present:
+                log.info("%s: no %s, staying silent", request.repo.full_name, CONFIG_FILE)
+                return CheckResult(CheckStatus.NOT_CONFIGURED)
+            if _superseded(request, services.heads):
+                return CheckResult(CheckStatus.SUPERSEDED)
+            check = await forge.start_check(
+                request.repo, request.head_sha, external_id=request.external_id
+            )
+            comparison = _compare(tree, credentials, request, config, services.cache)
+        output = check_output(comparison, details_url=services.details_url)
+        if _superseded(request, services.heads):
+            # Started but no longer the newest: end it without a verdict rather than leave
+            # it running; the newer head gets its own check.
+            await forge.complete_check(request.repo, check, _superseded_output(request.head_sha))
+            return CheckResult(CheckStatus.SUPERSEDED, check_id=check.id)
+        await forge.complete_check(request.repo, check, output)
+        if services.summary_comment and request.number is not None:
+            body = summary_comment(comparison, details_url=services.details_url)
+            await forge.upsert_summary_comment(request.repo, request.number, body)
+    except Exception as exc:
+        reason = _reason(exc)
+        log.error(
+            "check of %s at %s could not be completed: %s",
+            request.repo.full_name,
+            request.head_sha[:12],
+            reason,
+        )
+        await _report_failure(forge, request, check, reason)
+        if isinstance(exc, TransientForgeError) or not isinstance(exc, IchorError):
+            raise  # the queue retries transient failures; a bug should show as a failed job
+        return CheckResult(CheckStatus.FAILED, Conclusion.ERROR.value, reason)
+    return CheckResult(
+        CheckStatus.POSTED,
+        output.conclusion.value,
+        output.title,
+        comparison.new_issue_count,
+        comparison.existing_issue_count,
+        check.id,
+        services.clock() - started,
+    )
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, IchorError):
+        return str(exc)
+    return f"internal error ({type(exc).__name__}); the bot's log has the details"
+
+
+async def _report_failure(
+    forge: Forge, request: CheckRequest, check: CheckHandle | None, reason: str
+) -> None:
+    """Best effort: a check that cannot be completed says so on the forge."""
+    with contextlib.suppress(ForgeError):
+        if check is None:
+            check = await forge.start_check(
+                request.repo, request.head_sha, external_id=request.external_id
+            )
+        await forge.complete_check(
+            request.repo, check, error_output(reason, head_sha=request.head_sha)
+        )
+
+
+def _superseded_output(head_sha: str) -> CheckOutput:
+    return CheckOutput(
+        Conclusion.NEUTRAL,
+        "Superseded by a newer push",
+        f"Commit `{head_sha[:12]}` is no longer the head of its pull request; "
+        "the newest head has its own check.",
+        "",
+    )
+
+
+def _read_config(
+    tree: TreeSource, credentials: GitCredentials | None, request: CheckRequest
+) -> ConfigResult:
+    """``.ichor.yaml`` from the base (a pull request cannot loosen its own gate), or from the
+    pushed commit when there is no base."""
+    want = [request.head_sha] + ([request.base_sha] if request.base_sha else [])
+    tree.fetch(credentials, request.fetch_refs, want=want)
+    rev = request.base_sha or request.head_sha
+    tree.prefetch_blobs(credentials, rev, [CONFIG_FILE])
+    return _config_at(tree.repository(), rev)
+
+
+def _config_at(repository: GitRepository, rev: str) -> ConfigResult:
+    snapshot = repository.snapshot(rev, [CONFIG_FILE])
+    try:
+        return load_config(snapshot)
+    finally:
+        snapshot.close()
+
+
+def _compare(
+    tree: TreeSource,
+    credentials: GitCredentials | None,
+    request: CheckRequest,
+    config: ConfigResult,
+    cache: FactsCache | None,
+) -> CheckComparison:
+    repository = tree.repository()
+    head, base = request.head_sha, request.base_sha
+    if base is not None and request.use_merge_base:
+        base = repository.merge_base(base, head) or base
+    elif base is None and request.compare_with_parent:
+        base = repository.parent(head)
+    changed = tree.changed_paths(base, head) if base is not None else None
+    issues = list(config.issues)
+    if changed is not None and CONFIG_FILE in changed:
+        tree.prefetch_blobs(credentials, head, [CONFIG_FILE])
+        at_head = _config_at(repository, head)
+        issues += [
+            ConfigIssue(i.kind, f"at the pull request's head: {i.message}", i.path)
+            for i in at_head.issues
+        ]
+    if config.config is None:
+        return CheckComparison(head, base, (), config_issues=tuple(issues))
+    policy = config.config.gate_policy()
+    touched = touched_targets(policy, changed)
+    narrowed = GatePolicy(touched, policy.max_yaml_bytes)
+    paths = [CONFIG_FILE, *(t.path for t in touched)]
+    paths += [t.capabilities for t in touched if t.capabilities]
+    head_report = _gate(tree, credentials, head, paths, narrowed, cache)
+    base_report = _gate(tree, credentials, base, paths, narrowed, cache) if base else None
+    comparison = compare_reports(
+        head_report,
+        base_report,
+        head_sha=head,
+        base_sha=base,
+        touched={t.name for t in touched},
+        changed_paths=changed or (),
+    )
+    untouched = tuple(t.name for t in policy.targets if t not in touched)
+    return CheckComparison(
+        comparison.head_sha,
+        comparison.base_sha,
+        comparison.targets,
+        untouched,
+        tuple(issues),
+        comparison.changed_paths,
+    )
+
+
+def _gate(
+    tree: TreeSource,
+    credentials: GitCredentials | None,
+    rev: str,
+    paths: list[str],
+    policy: GatePolicy,
+    cache: FactsCache | None,
+) -> Report:
+    if not policy.targets:
+        return Report(revision=rev)
+    tree.prefetch_blobs(credentials, rev, paths)
+    snapshot = tree.repository().snapshot(rev, paths)
+    try:
+        return run_gate(snapshot, policy, cache=cache)
+    finally:
+        snapshot.close()
+
+
+@contextlib.contextmanager
+def local_tree(path: str) -> Iterator[TreeSource]:
+    """A repository on disk as a tree source: every object is already there."""
+    yield _LocalTree(GitRepository(path))
+
+
+class _LocalTree:
+    def __init__(self, repository: GitRepository) -> None:
+        self._repository = repository
+
+    def fetch(
+        self, credentials: GitCredentials | None, refs: Sequence[str], *, want: Sequence[str] = ()
+    ) -> None:
+        for sha in want:
+            self._repository.resolve(sha)  # raises when the commit is not there
+
+    def prefetch_blobs(
+        self, credentials: GitCredentials | None, commit: str, paths: Sequence[str]
+    ) -> int:
+        return 0
+
+    def changed_paths(self, base: str, head: str) -> list[str]:
+        return self._repository.changed_paths(base, head)
+
+    def repository(self) -> GitRepository:
+        return self._repository

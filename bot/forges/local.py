@@ -1,0 +1,183 @@
+"""The ``local`` forge: repositories on disk, results in files. No network at all.
+
+It is the embedded default of ``make run``: deliveries for a repository found under
+``ICHOR_LOCAL_REPOS`` are checked straight from that repository, and what a forge would show
+(check results, the summary comment, pull requests) is written under
+``<ICHOR_DATA_DIR>/local/``, where the status page and ``ichor-bot results`` read it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import threading
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from bot.errors import PermanentForgeError
+from bot.forges.base import (
+    CheckHandle,
+    CheckOutput,
+    GitCredentials,
+    Permission,
+    PullRequestRef,
+    RepoHandle,
+)
+
+_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+RESULTS_FILE = "checks.jsonl"
+
+
+def repository_path(root: Path, full_name: str) -> Path | None:
+    """``root/<owner>/<name>`` (or ``<name>.git``) when it is a repository under ``root``."""
+    parts = full_name.split("/")
+    if not full_name or any(p in ("", ".", "..") or p.startswith(".") for p in parts):
+        return None
+    for candidate in (root.joinpath(*parts), root.joinpath(*parts[:-1], parts[-1] + ".git")):
+        resolved = candidate.resolve()
+        if resolved.is_relative_to(root.resolve()) and (
+            (resolved / ".git").exists() or (resolved / "HEAD").is_file()
+        ):
+            return resolved
+    return None
+
+
+class LocalForge:
+    name = "local"
+
+    def __init__(self, data_dir: Path, *, user: str = "local") -> None:
+        self.root = data_dir / "local"
+        self.user = user
+        self._lock = threading.Lock()
+
+    def _key(self, repo: RepoHandle) -> str:
+        return _SAFE.sub("_", repo.full_name)
+
+    def _write(self, path: Path, data: Any) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1, sort_keys=True)
+        Path(tmp).replace(path)
+
+    def _read(self, path: Path, default: Any) -> Any:
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return default
+
+    async def git_credentials(self, repo: RepoHandle) -> GitCredentials | None:
+        return None
+
+    async def start_check(
+        self, repo: RepoHandle, head_sha: str, *, external_id: str
+    ) -> CheckHandle:
+        record = {
+            "repository": repo.full_name,
+            "head_sha": head_sha,
+            "external_id": external_id,
+            "status": "in_progress",
+            "started_at": time.time(),
+        }
+        with self._lock:
+            self._write(self.root / "checks" / self._key(repo) / f"{head_sha}.json", record)
+        return CheckHandle(head_sha, id=f"{repo.full_name}@{head_sha}")
+
+    async def complete_check(
+        self, repo: RepoHandle, check: CheckHandle, output: CheckOutput
+    ) -> None:
+        path = self.root / "checks" / self._key(repo) / f"{check.head_sha}.json"
+        with self._lock:
+            record = self._read(path, {"repository": repo.full_name, "head_sha": check.head_sha})
+            record.update(
+                status="completed",
+                completed_at=time.time(),
+                conclusion=output.conclusion.value,
+                title=output.title,
+                summary=output.summary,
+                text=output.text,
+                annotations=[asdict(a) for a in output.annotations],
+            )
+            self._write(path, record)
+            line = {
+                k: record.get(k)
+                for k in ("repository", "head_sha", "conclusion", "title", "completed_at")
+            }
+            with (self.root / RESULTS_FILE).open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(line, sort_keys=True) + "\n")
+
+    async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> None:
+        path = self.root / "comments" / self._key(repo) / f"{number}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body, encoding="utf-8")
+
+    async def permission(self, repo: RepoHandle, user: str) -> Permission:
+        # One person drives a local forge: its operator.
+        return Permission.ADMIN if user == self.user else Permission.READ
+
+    async def get_pull_request(self, repo: RepoHandle, number: int) -> PullRequestRef:
+        with self._lock:
+            pulls: list[dict[str, Any]] = self._read(self._pulls_path(repo), [])
+        for pull in pulls:
+            if pull["number"] == number:
+                return PullRequestRef(number, str(pull["url"]))
+        raise PermanentForgeError(f"no pull request {number} in {repo.full_name}")
+
+    def _pulls_path(self, repo: RepoHandle) -> Path:
+        return self.root / "pulls" / f"{self._key(repo)}.json"
+
+    async def find_pull_request(
+        self, repo: RepoHandle, head: str, base: str
+    ) -> PullRequestRef | None:
+        with self._lock:
+            pulls: list[dict[str, Any]] = self._read(self._pulls_path(repo), [])
+        for pull in pulls:
+            if pull["head"] == head and pull["base"] == base and pull["state"] == "open":
+                return PullRequestRef(int(pull["number"]), str(pull["url"]))
+        return None
+
+    async def open_pull_request(
+        self, repo: RepoHandle, *, head: str, base: str, title: str, body: str
+    ) -> PullRequestRef:
+        with self._lock:
+            path = self._pulls_path(repo)
+            pulls: list[dict[str, Any]] = self._read(path, [])
+            if any(p["head"] == head and p["base"] == base and p["state"] == "open" for p in pulls):
+                raise PermanentForgeError(f"a pull request from {head} into {base} is already open")
+            number = len(pulls) + 1
+            url = f"local://{repo.full_name}/pulls/{number}"
+            pulls.append(
+                {
+                    "number": number,
+                    "url": url,
+                    "head": head,
+                    "base": base,
+                    "title": title,
+                    "body": body,
+                    "state": "open",
+                }
+            )
+            self._write(path, pulls)
+        return PullRequestRef(number, url)
+
+    async def aclose(self) -> None:
+        return None
+
+
+def recent_results(data_dir: Path, limit: int = 50) -> list[dict[str, Any]]:
+    """The newest completed local checks first (what ``ichor-bot results`` prints)."""
+    try:
+        lines = (data_dir / "local" / RESULTS_FILE).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in reversed(lines[-limit:]):
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out

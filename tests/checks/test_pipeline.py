@@ -1,0 +1,184 @@
+"""The check job on the local forge: real git, no network, no Redis."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.forges.local import recent_results
+from bot.queueing.base import pull_key
+from bot.settings import Settings
+from bot.webhooks import ChangeRequestEvent, Forge, PushEvent, RepoRef, event_to_dict
+from tests.support.gitrepo import WorkRepo
+from workers.context import configured
+from workers.jobs import handle_delivery
+
+CONFIG = """version: 1
+targets:
+  - {name: prod, path: clusters/prod}
+  - {name: staging, path: clusters/staging}
+"""
+CONFIGMAP = """apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: web}
+data: {mode: prod}
+"""
+SECRET = """apiVersion: v1
+kind: Secret
+metadata: {name: db, namespace: web}
+stringData: {password: hunter2}
+"""
+NAME = "acme/gitops"
+
+
+class Heads:
+    def __init__(self) -> None:
+        self.latest: dict[str, str] = {}
+
+    def latest_head(self, pull: str) -> str | None:
+        return self.latest.get(pull)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> WorkRepo:
+    return WorkRepo(tmp_path / "repos" / NAME)
+
+
+def settings(tmp_path: Path) -> Settings:
+    return Settings(local_repos=tmp_path / "repos", data_dir=tmp_path / "data")
+
+
+def ref(name: str = NAME) -> RepoRef:
+    return RepoRef(
+        Forge.GITHUB,
+        name,
+        "1",
+        f"https://github.com/{name}.git",
+        f"https://github.com/{name}",
+        "main",
+    )
+
+
+def pull(head: str, base: str, number: int = 7) -> dict[str, Any]:
+    event = ChangeRequestEvent(
+        ref(), number, "opened", head, "main", "feature", base, None, NAME, False, "alice", 1, False
+    )
+    return event_to_dict(event)
+
+
+def check_file(tmp_path: Path, sha: str) -> dict[str, Any]:
+    path = tmp_path / "data" / "local" / "checks" / "acme_gitops" / f"{sha}.json"
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def base_commit(repo: WorkRepo, extra: dict[str, str | None] | None = None) -> str:
+    files: dict[str, str | None] = {
+        ".ichor.yaml": CONFIG,
+        "clusters/prod/v1/configmaps/web/settings.yaml": CONFIGMAP,
+        "clusters/staging/v1/configmaps/web/settings.yaml": CONFIGMAP,
+        "README.md": "hello\n",
+    }
+    return repo.commit({**files, **(extra or {})}, "base")
+
+
+def test_clean_pull_request_is_accepted(tmp_path: Path, repo: WorkRepo) -> None:
+    base = base_commit(repo)
+    head = repo.commit(
+        {"clusters/prod/v1/configmaps/web/other.yaml": CONFIGMAP.replace("settings", "other")}
+    )
+    with configured(settings(tmp_path), Heads()):
+        result = handle_delivery("github", "d1", pull(head, base))
+    assert result["check"]["status"] == "posted"
+    assert result["check"]["conclusion"] == "success"
+    record = check_file(tmp_path, head)
+    assert record["status"] == "completed" and record["conclusion"] == "success"
+    assert record["external_id"] == "d1"
+    assert recent_results(tmp_path / "data")[0]["head_sha"] == head
+
+
+def test_foreign_file_and_plaintext_secret_are_new_issues(tmp_path: Path, repo: WorkRepo) -> None:
+    base = base_commit(repo)
+    head = repo.commit(
+        {"clusters/prod/notes.txt": "todo\n", "clusters/prod/v1/secrets/web/db.yaml": SECRET}
+    )
+    with configured(settings(tmp_path), Heads()):
+        result = handle_delivery("github", "d2", pull(head, base))
+    check = result["check"]
+    assert check["conclusion"] == "failure"
+    assert (check["new_issues"], check["existing_issues"]) == (2, 0)
+    record = check_file(tmp_path, head)
+    kinds = sorted(a["title"] for a in record["annotations"])
+    assert kinds == ["foreign-file", "plaintext-secret"]
+    # Only the touched target is checked: staging is named as not touched.
+    assert "staging" in record["summary"]
+
+
+def test_issue_already_on_base_is_marked_existing(tmp_path: Path, repo: WorkRepo) -> None:
+    base = base_commit(repo, {"clusters/prod/notes.txt": "old\n"})
+    head = repo.commit(
+        {"clusters/prod/v1/configmaps/web/more.yaml": CONFIGMAP.replace("settings", "more")}
+    )
+    with configured(settings(tmp_path), Heads()):
+        check = handle_delivery("github", "d3", pull(head, base))["check"]
+    assert check["conclusion"] == "failure"  # the target is still refused at head
+    assert (check["new_issues"], check["existing_issues"]) == (0, 1)
+    # notes.txt is not a file the pull request changed: no annotation, listed in the summary.
+    record = check_file(tmp_path, head)
+    assert record["annotations"] == []
+    assert "notes.txt" in record["summary"]
+
+
+def test_untouched_target_does_not_fail_the_change(tmp_path: Path, repo: WorkRepo) -> None:
+    base = base_commit(repo, {"clusters/staging/notes.txt": "old\n"})
+    head = repo.commit({"README.md": "changed\n"})
+    with configured(settings(tmp_path), Heads()):
+        check = handle_delivery("github", "d4", pull(head, base))["check"]
+    assert check["conclusion"] == "success"
+
+
+def test_repository_without_configuration_gets_no_check(tmp_path: Path, repo: WorkRepo) -> None:
+    base = repo.commit({"README.md": "hello\n"})
+    head = repo.commit({"notes.txt": "x\n"})
+    with configured(settings(tmp_path), Heads()):
+        check = handle_delivery("github", "d5", pull(head, base))["check"]
+    assert check["status"] == "not-configured"
+    assert not (tmp_path / "data" / "local" / "checks").exists()
+
+
+def test_superseded_head_is_not_checked(tmp_path: Path, repo: WorkRepo) -> None:
+    base = base_commit(repo)
+    old = repo.commit({"clusters/prod/notes.txt": "x\n"})
+    new = repo.commit({"clusters/prod/notes.txt": None})
+    heads = Heads()
+    heads.latest[pull_key("github", NAME, 7)] = new
+    with configured(settings(tmp_path), heads):
+        assert handle_delivery("github", "d6", pull(old, base))["check"]["status"] == "superseded"
+        assert handle_delivery("github", "d7", pull(new, base))["check"]["status"] == "posted"
+    assert not (tmp_path / "data" / "local" / "checks" / "acme_gitops" / f"{old}.json").exists()
+
+
+def test_push_compares_with_before(tmp_path: Path, repo: WorkRepo) -> None:
+    before = base_commit(repo)
+    after = repo.commit({"clusters/staging/tools.sh": "echo\n"})
+    event = PushEvent(ref(), "refs/heads/main", before, after, False, False, "alice", 1)
+    with configured(settings(tmp_path), Heads()):
+        check = handle_delivery("github", "d8", event_to_dict(event))["check"]
+    assert check["conclusion"] == "failure"
+    assert check["new_issues"] == 1
+
+
+def test_config_change_in_pull_request_is_validated_but_base_config_applies(
+    tmp_path: Path, repo: WorkRepo
+) -> None:
+    base = base_commit(repo, {"clusters/prod/notes.txt": "x\n"})
+    # The pull request tries to drop the prod target (loosening its own gate) with a typo too.
+    head = repo.commit({".ichor.yaml": "version: 1\ntargets: []\nbogus: 1\n"})
+    with configured(settings(tmp_path), Heads()):
+        check = handle_delivery("github", "d9", pull(head, base))["check"]
+    assert check["conclusion"] == "failure"
+    record = check_file(tmp_path, head)
+    assert "bogus" in record["summary"]

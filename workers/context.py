@@ -1,0 +1,128 @@
+"""What a worker process holds between jobs: settings, forge adapters, the git store, caches.
+
+``ichor-bot worker`` and the in-process queue call :func:`configure` at start-up; a job run by
+a plain ``rq worker`` configures from the environment on its first job. Forge adapters keep
+their HTTP clients and installation tokens across jobs, so each runs on one event loop per
+thread that lives as long as the worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Callable, Coroutine, Iterator
+from dataclasses import dataclass, field
+from typing import Any, ContextManager, TypeVar
+
+from bot.checks.pipeline import TreeSource, local_tree
+from bot.content.cache import DirectoryFactsCache, FactsCache, LayeredFactsCache, MemoryFactsCache
+from bot.errors import PermanentForgeError
+from bot.forges.base import Forge, RepoHandle
+from bot.forges.local import LocalForge, repository_path
+from bot.queueing.base import HeadRegistry
+from bot.settings import Settings, load_settings
+
+T = TypeVar("T")
+OpenTree = Callable[[RepoHandle], ContextManager[TreeSource]]
+
+
+@dataclass
+class WorkerContext:
+    settings: Settings
+    heads: HeadRegistry | None
+    cache: FactsCache
+    _stores: dict[str, Any] = field(default_factory=dict)
+    _local: threading.local = field(default_factory=threading.local)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run on this thread's long-lived event loop (adapters' clients are bound to it)."""
+        runner: asyncio.Runner | None = getattr(self._local, "runner", None)
+        if runner is None:
+            runner = self._local.runner = asyncio.Runner()
+        return runner.run(coroutine)
+
+    def forge_for(self, forge: str, full_name: str) -> tuple[Forge, OpenTree]:
+        """The adapter and tree source for a repository: the local forge when the repository is
+        under ``ICHOR_LOCAL_REPOS``, else the forge the delivery came from."""
+        settings = self.settings
+        if settings.local_repos is not None:
+            path = repository_path(settings.local_repos, full_name)
+            if path is not None:
+                local = self._adapter("local", lambda: LocalForge(settings.data_dir))
+                return local, _opener(str(path))
+        if forge == "github":
+            from bot.forges.github import GitHubForge
+
+            github = self._adapter("github", lambda: GitHubForge.from_settings(settings))
+            return github, self._store(settings.github_url).open
+        raise PermanentForgeError(f"checks on {forge} are not supported yet")
+
+    def _adapter(self, key: str, build: Callable[[], Forge]) -> Forge:
+        # Per thread: an adapter's HTTP client belongs to the event loop that made it.
+        forges: dict[str, Forge] | None = getattr(self._local, "forges", None)
+        if forges is None:
+            forges = self._local.forges = {}
+        if key not in forges:
+            forges[key] = build()
+        return forges[key]
+
+    def _store(self, base_url: str) -> Any:
+        from bot.gitstore import GitStore
+
+        with self._lock:
+            if base_url not in self._stores:
+                self._stores[base_url] = GitStore(
+                    self.settings.data_dir / "git", allowed_base_url=base_url
+                )
+            return self._stores[base_url]
+
+
+def _opener(path: str) -> OpenTree:
+    def open_tree(repo: RepoHandle) -> ContextManager[TreeSource]:
+        return local_tree(path)
+
+    return open_tree
+
+
+_CONTEXT: WorkerContext | None = None
+_CONTEXT_LOCK = threading.Lock()
+
+
+def configure(settings: Settings, heads: HeadRegistry | None) -> WorkerContext:
+    global _CONTEXT
+    cache = LayeredFactsCache(MemoryFactsCache(), DirectoryFactsCache(settings.data_dir / "facts"))
+    with _CONTEXT_LOCK:
+        _CONTEXT = WorkerContext(settings, heads, cache)
+        return _CONTEXT
+
+
+def current() -> WorkerContext:
+    """The configured context; a job started by a plain ``rq worker`` configures one from the
+    environment, with the heads registry on the job's own Redis connection."""
+    with _CONTEXT_LOCK:
+        context = _CONTEXT
+    if context is not None:
+        return context
+    settings = load_settings()
+    heads: HeadRegistry | None = None
+    with contextlib.suppress(Exception):
+        from rq import get_current_job
+
+        from bot.queueing.redis_queue import RedisDeliveryQueue
+
+        if get_current_job() is not None and settings.redis_url:
+            heads = RedisDeliveryQueue(settings.redis_url, settings.queue_name)
+    return configure(settings, heads)
+
+
+@contextlib.contextmanager
+def configured(settings: Settings, heads: HeadRegistry | None) -> Iterator[WorkerContext]:
+    """For tests: a context for the duration of a block."""
+    global _CONTEXT
+    previous = _CONTEXT
+    try:
+        yield configure(settings, heads)
+    finally:
+        _CONTEXT = previous

@@ -18,18 +18,26 @@ $(STAMP): pyproject.toml
 
 # The embedded default: build the demo repository and check it (exit 1 means "a target is
 # refused", the point of the demo), then serve webhooks on 127.0.0.1:8000 with the in-process
-# queue. The demo secret is set here, for this command only; the app itself has no default.
+# queue and the `local` forge (no network, no Redis). Once the server answers, a signed
+# pull_request delivery for the demo pull request is posted; its check shows on the status page
+# and in `ichor-bot results`. The demo secret is set here, for this command only; the app
+# itself has no default.
 DEMO_SECRET ?= demo-secret
+DATA_DIR    ?= .ichor-data
 run: $(STAMP)
-	@$(BIN)/python -m bot.demo $(DEMO)
+	@$(BIN)/python -m bot.demo $(DEMO) $(DATA_DIR)/demo-repos
 	@$(BIN)/ichor-bot check $(DEMO)/repo --rev HEAD; rc=$$?; [ $$rc -le 1 ] || exit $$rc
 	@echo
-	@echo "Serving on http://127.0.0.1:8000 (status page at /). In another shell, try:"
-	@echo "  $(BIN)/ichor-bot replay fixtures/webhooks/github/pull_request__opened.json --forge github --secret $(DEMO_SECRET)"
+	@echo "Serving on http://127.0.0.1:8000 (status page at /). The demo pull request is posted"
+	@echo "once it answers; then try: ICHOR_DATA_DIR=$(DATA_DIR) $(BIN)/ichor-bot results"
+	@( for i in $$(seq 100); do \
+	     $(BIN)/python -c 'import urllib.request as u; u.urlopen("http://127.0.0.1:8000/healthz", timeout=1)' 2>/dev/null && break; \
+	     sleep 0.2; done; \
+	   $(BIN)/ichor-bot replay $(DATA_DIR)/demo-repos/pull_request__opened.json --forge github --secret $(DEMO_SECRET) ) &
 	@ICHOR_GITHUB_WEBHOOK_SECRET=$${ICHOR_GITHUB_WEBHOOK_SECRET:-$(DEMO_SECRET)} \
 	 ICHOR_GITLAB_WEBHOOK_SECRET=$${ICHOR_GITLAB_WEBHOOK_SECRET:-$(DEMO_SECRET)} \
 	 ICHOR_GITEA_WEBHOOK_SECRET=$${ICHOR_GITEA_WEBHOOK_SECRET:-$(DEMO_SECRET)} \
-	 ICHOR_DATA_DIR=$${ICHOR_DATA_DIR:-.ichor-data} \
+	 ICHOR_DATA_DIR=$(DATA_DIR) ICHOR_LOCAL_REPOS=$(DATA_DIR)/demo-repos \
 	 $(BIN)/ichor-bot serve
 
 lint: $(STAMP)

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from bot import __version__
 from bot.content.cache import DirectoryFactsCache, FactsCache
 from bot.errors import IchorError, UsageError
+from bot.forges.local import recent_results, result_for
 from bot.gate import Report
 from bot.gate.policy import DEFAULT_MAX_YAML_BYTES
 from bot.gate.run import run_gate
@@ -72,6 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--secret", help="webhook secret (default: the forge's ICHOR_ setting)")
     replay.add_argument("--event", help="event name (default: from the file name)")
     replay.add_argument("--delivery", help="delivery id (default: a new UUID)")
+    results = commands.add_parser(
+        "results", help="show the local forge's recent check results (newest first)"
+    )
+    results.add_argument("--limit", type=int, default=20, help="how many (default 20)")
+    results.add_argument("--show", metavar="SHA", help="print one result's summary and issues")
     return parser
 
 
@@ -118,6 +125,28 @@ def _run_process(args: argparse.Namespace) -> int:
     return 0 if response.status_code < 400 else 1
 
 
+def show_results(data_dir: Path, limit: int, sha: str | None) -> int:
+    if sha is not None:
+        record = result_for(data_dir, sha)
+        if record is None:
+            raise UsageError(f"no local check result for {sha} under {data_dir}")
+        print(f"{record['repository']} {record['head_sha']}: {record.get('conclusion')}")
+        print(record.get("title", ""))
+        print()
+        print(record.get("text") or record.get("summary") or "")
+        return 0
+    rows = recent_results(data_dir, limit)
+    if not rows:
+        print(f"no local check results under {data_dir} yet")
+    for row in rows:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(row.get("completed_at") or 0))
+        print(
+            f"{when}  {row['repository']}  {row['head_sha'][:12]}  "
+            f"{row.get('conclusion')}: {row.get('title')}"
+        )
+    return 0
+
+
 def _write(text: str, output: str | None) -> None:
     if output is None:
         sys.stdout.write(text)
@@ -144,6 +173,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_types(args)
         if args.command in ("serve", "worker", "replay"):
             return _run_process(args)
+        if args.command == "results":
+            return show_results(load_settings().data_dir, args.limit, args.show)
         cache = DirectoryFactsCache(args.cache_dir) if args.cache_dir else None
         report = run_check(
             args.repo, args.rev, args.target, max_yaml_bytes=args.max_yaml_size, cache=cache

@@ -7,6 +7,7 @@ directory of fixtures cannot carry. Identity and dates are fixed, so the commit 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -103,11 +104,54 @@ def build_demo(demo_dir: Path) -> str:
     )
 
 
+DEMO_PULL_REPO = "demo/gitops"
+# What the demo pull request adds to the prod target: one good object and one plaintext
+# Secret, so its check shows a new issue with an annotation.
+DEMO_PULL_FILES = {
+    "clusters/prod/v1/configmaps/web/cache.yaml": (
+        b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cache\n  namespace: web\n"
+        b"data:\n  size: 64Mi\n"
+    ),
+    "clusters/prod/v1/secrets/web/cache-password.yaml": (
+        b"apiVersion: v1\nkind: Secret\nmetadata:\n  name: cache-password\n  namespace: web\n"
+        b"stringData:\n  password: swordfish\n"
+    ),
+}
+
+
+def build_demo_pull(demo_dir: Path, repos: Path) -> Path:
+    """A repository under ``repos`` for the ``local`` forge, with ``main`` and a pull request
+    branch, and a GitHub ``pull_request`` delivery for it (returned) to replay."""
+    repo = repos / DEMO_PULL_REPO
+    if repo.exists():
+        shutil.rmtree(repo)
+    tree = read_tree(demo_dir / "tree")
+    base = build_repository(repo, tree, message="Demo GitOps repository")
+    _git(repo, "checkout", "--quiet", "-b", "add-cache")
+    head = build_repository(repo, {**tree, **DEMO_PULL_FILES}, message="Add the cache")
+    _git(repo, "checkout", "--quiet", "main")
+    payload = json.loads(
+        (demo_dir.parent / "webhooks/github/pull_request__opened.json").read_text()
+    )
+    owner, name = DEMO_PULL_REPO.split("/")
+    for side, sha, ref in (("base", base, "main"), ("head", head, "add-cache")):
+        payload["pull_request"][side].update(sha=sha, ref=ref, label=f"{owner}:{ref}")
+        payload["pull_request"][side]["repo"].update(full_name=DEMO_PULL_REPO, name=name)
+    payload["number"] = payload["pull_request"]["number"] = 1
+    payload["repository"].update(full_name=DEMO_PULL_REPO, name=name)
+    out = repos / "pull_request__opened.json"
+    out.write_text(json.dumps(payload, indent=1), encoding="utf-8")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     demo_dir = Path(args[0] if args else "fixtures/demo")
     commit = build_demo(demo_dir)
     print(f"demo repository: {demo_dir / 'repo'} at {commit[:12]}", file=sys.stderr)
+    if len(args) > 1:
+        delivery = build_demo_pull(demo_dir, Path(args[1]))
+        print(f"demo pull request: {DEMO_PULL_REPO} #1, delivery in {delivery}", file=sys.stderr)
     return 0
 
 

@@ -23,6 +23,10 @@ def serve(settings: Settings, host: str | None, port: int | None) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     queue, kind = build_queue(settings)
+    if kind == "in-process":  # its jobs run in this process: they need the worker's context
+        from workers.context import configure
+
+        configure(settings, queue)
     app = create_app(settings, queue, queue_kind=kind, redis_configured=bool(settings.redis_url))
     try:
         uvicorn.run(
@@ -38,13 +42,20 @@ def serve(settings: Settings, host: str | None, port: int | None) -> int:
 
 
 def work(settings: Settings, *, burst: bool = False) -> int:
-    """An RQ worker with the scheduler, so retries with backoff run."""
+    """An RQ worker with the scheduler, so retries with backoff run.
+
+    A ``SimpleWorker`` runs jobs in its own process instead of forking one per job: adapters,
+    installation tokens and parsed facts then carry from one job to the next.
+    """
     if not settings.redis_url:
         raise UsageError(
             "ICHOR_REDIS_URL is not set: without Redis, jobs run inside `ichor-bot serve`"
         )
     import redis
-    from rq import Queue, Worker
+    from rq import Queue, SimpleWorker
+
+    from bot.queueing.redis_queue import RedisDeliveryQueue
+    from workers.context import configure
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     connection = redis.Redis.from_url(settings.redis_url)
@@ -54,6 +65,8 @@ def work(settings: Settings, *, burst: bool = False) -> int:
         raise IchorError(
             f"cannot reach Redis at {redis_location(settings.redis_url)}: {exc}"
         ) from None
-    worker = Worker([Queue(settings.queue_name, connection=connection)], connection=connection)
+    configure(settings, RedisDeliveryQueue(settings.redis_url, settings.queue_name))
+    queue = Queue(settings.queue_name, connection=connection)
+    worker = SimpleWorker([queue], connection=connection)
     worker.work(with_scheduler=True, burst=burst)
     return 0

@@ -12,8 +12,9 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import Callable, Coroutine, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, ContextManager, TypeVar
+from typing import Any, TypeVar
 
 from bot.checks.pipeline import TreeSource, local_tree
 from bot.content.cache import DirectoryFactsCache, FactsCache, LayeredFactsCache, MemoryFactsCache
@@ -24,7 +25,7 @@ from bot.queueing.base import HeadRegistry
 from bot.settings import Settings, load_settings
 
 T = TypeVar("T")
-OpenTree = Callable[[RepoHandle], ContextManager[TreeSource]]
+OpenTree = Callable[[RepoHandle], AbstractContextManager[TreeSource]]
 
 
 @dataclass
@@ -80,7 +81,7 @@ class WorkerContext:
 
 
 def _opener(path: str) -> OpenTree:
-    def open_tree(repo: RepoHandle) -> ContextManager[TreeSource]:
+    def open_tree(repo: RepoHandle) -> AbstractContextManager[TreeSource]:
         return local_tree(path)
 
     return open_tree

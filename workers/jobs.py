@@ -11,8 +11,9 @@ import dataclasses
 import logging
 from typing import Any
 
-from bot.checks.pipeline import CheckRequest, CheckServices, run_check
-from bot.forges.base import RepoHandle
+from bot.checks.pipeline import CheckRequest, CheckResult, CheckServices, run_check
+from bot.errors import PermanentForgeError
+from bot.forges.base import Forge, RepoHandle
 from bot.queueing.base import pull_key
 from bot.webhooks import (
     ChangeRequestEvent,
@@ -21,7 +22,7 @@ from bot.webhooks import (
     RepoRef,
     event_from_dict,
 )
-from workers.context import WorkerContext, current
+from workers.context import OpenTree, WorkerContext, current
 
 log = logging.getLogger("ichor.jobs")
 _ZERO = "0" * 40
@@ -36,7 +37,19 @@ def handle_delivery(forge: str, delivery_id: str, event: dict[str, Any]) -> dict
         log.info("delivery %s from %s: %s, nothing to do", delivery_id, forge, kind)
         return {**summary, "handled": False}
     context = current()
-    result = context.run(_check(context, forge, request))
+    try:
+        adapter = context.forge_for(forge, request.repo.full_name)
+    except PermanentForgeError as exc:
+        # Nothing can be posted without a working adapter: say so once, do not retry.
+        log.error(
+            "delivery %s from %s: cannot check %s: %s",
+            delivery_id,
+            forge,
+            request.repo.full_name,
+            exc,
+        )
+        return {**summary, "handled": False, "error": str(exc)}
+    result = context.run(_check(context, adapter, forge, request))
     log.info(
         "delivery %s: %s %s at %s: %s %s",
         delivery_id,
@@ -49,8 +62,10 @@ def handle_delivery(forge: str, delivery_id: str, event: dict[str, Any]) -> dict
     return {**summary, "handled": True, "check": result.to_dict()}
 
 
-async def _check(context: WorkerContext, forge_name: str, request: CheckRequest) -> Any:
-    forge, open_tree = context.forge_for(forge_name, request.repo.full_name)
+async def _check(
+    context: WorkerContext, adapter: tuple[Forge, OpenTree], forge_name: str, request: CheckRequest
+) -> CheckResult:
+    forge, open_tree = adapter
     for number in request.rerequested_pulls:
         pull = await forge.get_pull_request(request.repo, number)
         if pull.head_sha == request.head_sha and pull.base_sha and pull.base_ref:

@@ -13,8 +13,9 @@ import enum
 import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import ContextManager, Protocol
+from typing import Protocol
 
 from bot.checks.compare import CheckComparison, compare_reports, touched_targets
 from bot.checks.render import check_output, error_output, summary_comment
@@ -106,7 +107,7 @@ class CheckResult:
 @dataclass(slots=True)
 class CheckServices:
     forge: Forge
-    open_tree: Callable[[RepoHandle], ContextManager[TreeSource]]
+    open_tree: Callable[[RepoHandle], AbstractContextManager[TreeSource]]
     heads: HeadRegistry | None = None
     cache: FactsCache | None = None
     summary_comment: bool = False

@@ -181,3 +181,14 @@ def recent_results(data_dir: Path, limit: int = 50) -> list[dict[str, Any]]:
         except ValueError:
             continue
     return out
+
+
+def result_for(data_dir: Path, sha: str) -> dict[str, Any] | None:
+    """The full local check record of a commit (a unique prefix of its sha will do)."""
+    if len(sha) < 4 or not all(c in "0123456789abcdef" for c in sha.lower()):
+        return None
+    found = sorted((data_dir / "local" / "checks").glob(f"*/{sha.lower()}*.json"))
+    if len(found) != 1:
+        return None
+    data: dict[str, Any] = json.loads(found[0].read_text(encoding="utf-8"))
+    return data

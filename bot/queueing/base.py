@@ -89,6 +89,10 @@ class DeliveryQueue(Protocol):
 
     def job_state(self, job_id: str) -> str | None: ...
 
+    def job_result(self, job_id: str) -> Any:
+        """What a finished job returned (None when unknown or not finished)."""
+        ...
+
     def latest_head(self, pull: str) -> str | None:
         """See :class:`HeadRegistry`."""
         ...

@@ -82,7 +82,7 @@ class InProcessDeliveryQueue:
             heads = self._heads.get(pull)
             return heads[-1] if heads else None
 
-    def result(self, job_id: str) -> Any:
+    def job_result(self, job_id: str) -> Any:
         with self._lock:
             return self._results.get(job_id)
 

@@ -200,6 +200,12 @@ class RedisDeliveryQueue:
             return None
         return status.decode() if isinstance(status, bytes) else None
 
+    def job_result(self, job_id: str) -> Any:
+        try:
+            return Job.fetch(job_id, connection=self.redis).return_value()
+        except Exception:  # gone, expired, unreadable or Redis down: nothing to show
+            return None
+
     def latest_head(self, pull: str) -> str | None:
         newest = self.redis.zrevrange(head_key(pull), 0, 0)
         return _text(newest[0]) if newest else None

@@ -194,7 +194,9 @@ def create_app(
         return Response(metrics.render(), media_type=CONTENT_TYPE)
 
     async def status_page(request: Request) -> Response:
-        page = render_status(recent, queue.job_state, queue_kind=queue_kind, depth=queue.depth())
+        page = render_status(
+            recent, queue.job_state, queue.job_result, queue_kind=queue_kind, depth=queue.depth()
+        )
         return HTMLResponse(page)
 
     routes: Sequence[Route] = [

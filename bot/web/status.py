@@ -7,6 +7,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +41,7 @@ _STYLE = (
 def render_status(
     records: Iterable[DeliveryRecord],
     job_state: Callable[[str], str | None],
+    job_result: Callable[[str], Any] | None = None,
     *,
     queue_kind: str,
     depth: int,
@@ -55,16 +57,38 @@ def render_status(
             r.delivery_id,
             r.outcome,
             state,
+            _verdict(job_result(r.job_id))
+            if job_result and r.job_id and state == "finished"
+            else "",
         ]
         rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
     head = "".join(
         f"<th>{h}</th>"
-        for h in ("time (UTC)", "forge", "event", "repository", "delivery", "outcome", "job")
+        for h in (
+            "time (UTC)",
+            "forge",
+            "event",
+            "repository",
+            "delivery",
+            "outcome",
+            "job",
+            "check",
+        )
     )
-    body = "\n".join(rows) or '<tr><td colspan="7">no deliveries yet</td></tr>'
+    body = "\n".join(rows) or '<tr><td colspan="8">no deliveries yet</td></tr>'
     return (
         "<!doctype html><html><head><meta charset=utf-8><title>Ichor Bot</title>"
         f"<style>{_STYLE}</style></head><body><h1>Ichor Bot</h1>"
         f"<p>queue: {html.escape(queue_kind)}, {depth} waiting</p>"
         f"<table><tr>{head}</tr>\n{body}</table></body></html>"
     )
+
+
+def _verdict(result: Any) -> str:
+    """A finished job's check, in a few words: conclusion and title, or what happened."""
+    check = result.get("check") if isinstance(result, dict) else None
+    if not isinstance(check, dict):
+        return ""
+    if check.get("conclusion"):
+        return f"{check['conclusion']}: {check.get('title') or ''}".strip()
+    return str(check.get("status") or "")

@@ -158,7 +158,7 @@ def test_in_process_queue_runs_the_job(serve: Serve) -> None:
             break
         time.sleep(0.01)
     assert queue.job_state(job_id) == "finished"
-    assert queue.result(job_id)["event"] == "ChangeRequestEvent"
+    assert queue.job_result(job_id)["event"] == "ChangeRequestEvent"
     page = httpx.get(running.url + "/").text
     assert job_id.split("-", 1)[1] in page and "finished" in page
 

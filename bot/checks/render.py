@@ -1,0 +1,431 @@
+"""What the forge shows for a :class:`CheckComparison`: check run output and the summary comment.
+
+Pure: a comparison in, strings and :class:`CheckOutput` out; no I/O, no clock, no environment,
+and the same comparison always gives byte-identical output.
+
+Paths, messages, patterns and object names come from the repository under review, so they are
+untrusted. In markdown every one of them goes through :func:`_escape`: characters that markdown,
+GFM tables or HTML would act on become numeric character references. Paths are wrapped in an
+HTML ``<code>`` element rather than a backtick code span, because inside a code span no escape
+works (``&#124;`` shows literally) while a table still splits cells on a bare ``|``, so a
+backtick span cannot hold every name safely on GitHub, GitLab and Gitea alike.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from bot.checks.compare import CheckComparison
+from bot.forges.base import Annotation, AnnotationLevel, CheckOutput, Conclusion
+from bot.gate.codes import CODES, IssueCode, Severity
+from bot.gate.report import Issue, Verdict
+from bot.paths import display_path
+
+CHECK_NAME = "ichor/acceptance"
+SUMMARY_MARKER = "<!-- ichor:summary -->"
+MAX_OUTPUT_CHARS = 65535  # GitHub's limit for output.summary and output.text
+MAX_COMMENT_CHARS = 60000  # under GitHub's 65,536 and GitLab's 1,000,000; Gitea has none
+MAX_TITLE_CHARS = 255
+ERROR_TITLE = "The check could not be completed"
+
+# One hostile name or message must not eat the budget the rest of the list needs.
+_MAX_PATH_SHOWN = 300
+_MAX_MESSAGE_SHOWN = 1000
+_MAX_REASON_SHOWN = 2000
+_MAX_ANNOTATION_MESSAGE = 4000  # GitHub takes 64 KB; a screenful is what a reviewer reads
+_MAX_NAMES_SHOWN = 50
+_SHORT_SHA = 7
+
+_LEVEL: dict[Severity, AnnotationLevel] = {Severity.ERROR: "failure", Severity.WARNING: "warning"}
+_VERDICT = {Verdict.ACCEPTED: "✅ accepted", Verdict.REFUSED: "❌ refused"}
+# Markdown emphasis/code/links, GFM tables and strikethrough, HTML, GitHub math ($), emoji
+# shortcodes and scheme autolinks (:).
+_SPECIAL = frozenset("&<>|\\`*_~[]$:")
+# Mentions (@user), issue and merge-request references (#1, !1) would notify people or post
+# cross-references; a zero-width space after the sigil keeps forges from linking it.
+_UNLINK = frozenset("@#!")
+# In code, where nothing is linked but an email address still is (cmark-gfm finds those after
+# decoding references), an empty <wbr> splits the text without changing what is copied.
+_CODE_AT = "<wbr>&#64;"
+_WWW = re.compile(r"(www)\.", re.IGNORECASE)  # GFM autolinks a bare www.host
+_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+_CLIP_NOTE = "\n\n… (cut here to stay within the forge's size limit)"
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    issue: Issue
+    new: bool
+    target: int  # the target's position, so equal issues in two targets keep one order
+
+    def key(self) -> tuple[bool, bytes, int, str, int, str]:
+        path, line, kind = self.issue.sort_key()
+        return (not self.new, path, line, kind, self.target, self.issue.message)
+
+
+# --- escaping ------------------------------------------------------------------------------
+
+
+def _printable(text: str, *, newlines: bool = False) -> str:
+    """``text`` without invisible or unencodable characters (a lone surrogate from a name that
+    is not UTF-8 would make the forge request fail); they are shown as escapes instead."""
+    if text.isprintable():
+        return text
+    out: list[str] = []
+    for ch in text:
+        code = ord(ch)
+        if ch == "\n" and newlines:
+            out.append(ch)
+        elif ch in "\t\r\n":
+            out.append(" ")
+        elif 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif unicodedata.category(ch) in _HIDDEN:
+            out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _shorten(text: str, limit: int, *, middle: bool = False) -> str:
+    if len(text) <= limit:
+        return text
+    if middle:  # a path keeps its start and its file name
+        half = (limit - 1) // 2
+        return text[:half] + "…" + text[len(text) - half :]
+    return text[: limit - 1] + "…"
+
+
+def _escape(text: str, *, code: bool) -> str:
+    out: list[str] = []
+    for ch in text:
+        if ch == "@" and code:
+            out.append(_CODE_AT)
+        elif ch in _UNLINK and not code:
+            out.append(ch + "&#8203;")
+        elif ch in _SPECIAL:
+            out.append(f"&#{ord(ch)};")
+        else:
+            out.append(ch)
+    return _WWW.sub(r"\1&#46;", "".join(out))
+
+
+def _md(text: str, limit: int = _MAX_MESSAGE_SHOWN) -> str:
+    """Untrusted prose as inline markdown, on one line."""
+    return _escape(_shorten(_printable(text), limit), code=False)
+
+
+def _code(path: str) -> str:
+    """An untrusted path (or pattern) as inline code that no name can break out of."""
+    shown = _shorten(display_path(path), _MAX_PATH_SHOWN, middle=True)
+    return f"<code>{_escape(shown, code=True)}</code>"
+
+
+def _sha(sha: str) -> str:
+    return _code(sha[:_SHORT_SHA])
+
+
+# --- counting and sizing -------------------------------------------------------------------
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _entries(comparison: CheckComparison) -> list[_Entry]:
+    entries = [
+        _Entry(marked.issue, marked.new, n)
+        for n, target in enumerate(comparison.targets)
+        for marked in target.issues
+    ]
+    return sorted(entries, key=_Entry.key)
+
+
+def _size(lines: Sequence[str]) -> int:
+    return sum(len(line) for line in lines) + max(len(lines) - 1, 0)
+
+
+def _clip(text: str, limit: int) -> str:
+    """The last resort when even the fixed parts are too long: cut at a line boundary."""
+    if len(text) <= limit:
+        return text
+    room = limit - len(_CLIP_NOTE)
+    cut = text.rfind("\n", 0, room + 1)
+    if cut <= 0:
+        cut = room
+        amp = text.rfind("&", 0, cut)
+        if amp > text.rfind(";", 0, cut):  # never leave half a character reference
+            cut = amp
+    return text[:cut] + _CLIP_NOTE
+
+
+def _fit(
+    fixed: Sequence[str],
+    items: Iterable[tuple[str, bool]],
+    limit: int,
+    note: Callable[[int], str],
+    tail: Sequence[str] = (),
+) -> str:
+    """``fixed``, then as many ``items`` lines as fit in ``limit`` characters, then a ``note``
+    counting the issue lines (flag True) left out, then ``tail``."""
+    items = list(items)
+    every = [*fixed, *(line for line, _ in items), *tail]
+    if _size(every) <= limit:
+        return "\n".join(every)
+    total = sum(1 for _, is_issue in items if is_issue)
+    # The note for the full count is the longest it can get, so reserving it is always enough.
+    budget = limit - _size(tail) - len(note(total)) - 2
+    out = list(fixed)
+    size = _size(out)
+    shown = 0
+    for line, is_issue in items:
+        grown = size + len(line) + (1 if out else 0)
+        if grown > budget:
+            break
+        out.append(line)
+        size = grown
+        shown += is_issue
+    if shown < total:
+        out.append(note(total - shown))
+    return _clip("\n".join([*out, *tail]), limit)
+
+
+# --- shared pieces -------------------------------------------------------------------------
+
+
+def _title(comparison: CheckComparison) -> str:
+    if comparison.config_issues:
+        return f"Configuration invalid: {_n(len(comparison.config_issues), 'issue')}"
+    targets = comparison.targets
+    if not targets:
+        return "No GitTarget path touched"
+    refused = sum(1 for t in targets if t.verdict is Verdict.REFUSED)
+    if refused:
+        head, noun = f"{_n(refused, 'target')} refused", "issue"
+    else:  # every issue of an accepted target is a warning
+        every = "All " if len(targets) > 1 else ""
+        head, noun = f"{every}{_n(len(targets), 'touched target')} accepted", "warning"
+    new, old = comparison.new_issue_count, comparison.existing_issue_count
+    counts = []
+    if new or old:
+        counts.append(f"{new} new {noun}{'' if new == 1 else 's'}" if new else f"no new {noun}s")
+    if old:
+        counts.append(f"{old} already on base")
+    title = head + (" · " + ", ".join(counts) if counts else "")
+    return _shorten(title, MAX_TITLE_CHARS)
+
+
+def _config_section(comparison: CheckComparison) -> list[str]:
+    if not comparison.config_issues:
+        return []
+    lines = ["### The configuration is not valid", "", "Nothing is checked until it is fixed:", ""]
+    for issue in comparison.config_issues:
+        lines.append(f"- {_code(issue.path)} — {_md(issue.kind, 100)} — {_md(issue.message)}")
+    return [*lines, ""]
+
+
+def _names(names: Sequence[str]) -> str:
+    shown = ", ".join(_md(name, 100) for name in names[:_MAX_NAMES_SHOWN])
+    more = len(names) - _MAX_NAMES_SHOWN
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _overview(comparison: CheckComparison, entries: Sequence[_Entry]) -> list[str]:
+    """Configuration issues, the table of touched targets, the revisions, the fixes."""
+    lines = _config_section(comparison)
+    if comparison.targets:
+        lines += [
+            "| Target | Path | At head | At base | New issues | On base |",
+            "| --- | --- | --- | --- | ---: | ---: |",
+        ]
+        for t in comparison.targets:
+            base = _VERDICT[t.base_verdict] if t.base_verdict is not None else "—"
+            lines.append(
+                f"| {_md(t.name, 100)} | {_code(t.path or '.')} "
+                f"| {_VERDICT[t.verdict]} | {base} | {len(t.new_issues)} "
+                f"| {len(t.existing_issues)} |"
+            )
+        lines.append("")
+    elif not comparison.config_issues:
+        lines += ["This change touches no GitTarget path, so there is nothing to check.", ""]
+    if comparison.base_sha:
+        lines.append(
+            f"Checked {_sha(comparison.head_sha)} against base {_sha(comparison.base_sha)}."
+        )
+    else:
+        lines.append(f"Checked {_sha(comparison.head_sha)}; with no base, every issue is new.")
+    if comparison.untouched:
+        lines += ["", f"Not touched by this change: {_names(comparison.untouched)}."]
+    return lines + _fixes(entries)
+
+
+def _fixes(entries: Sequence[_Entry]) -> list[str]:
+    """Each kind present once, with what it means and how to fix it."""
+    counts: dict[IssueCode, list[int]] = {}
+    for e in entries:
+        counts.setdefault(e.issue.kind, [0, 0])[0 if e.new else 1] += 1
+    if not counts:
+        return []
+    lines = ["", "### How to fix", ""]
+    for kind in sorted(counts, key=lambda k: k.value):
+        new, old = counts[kind]
+        tally = ", ".join(part for part, n in ((f"{new} new", new), (f"{old} on base", old)) if n)
+        info = CODES[kind]
+        lines.append(f"- **`{kind.value}`** ({tally}): {info.summary}")
+        lines.append(f"  - **Fix:** {info.fix}")
+    return lines
+
+
+def _item(e: _Entry, *, marks: bool) -> str:
+    """One issue on one line: ``path:line — kind — message``."""
+    issue = e.issue
+    where = _code(issue.path) + (f":{issue.line}" if issue.line is not None else "")
+    line = f"{where} — `{issue.kind.value}` — {_md(issue.message)}"
+    if marks:  # the full list marks every entry
+        line = f"{'[new]' if e.new else '[on base]'} {line}"
+        if issue.pattern is not None:
+            line += f" — pattern {_code(issue.pattern)}"
+    elif not e.new:
+        line += " *(already on base)*"
+    return "- " + line
+
+
+# --- the check run -------------------------------------------------------------------------
+
+
+def _annotatable(issue: Issue, changed: frozenset[str]) -> bool:
+    # A name that is not UTF-8 (surrogateescape) can be neither sent as JSON nor matched.
+    return issue.path in changed and not any(0xD800 <= ord(c) <= 0xDFFF for c in issue.path)
+
+
+def _annotation(e: _Entry) -> Annotation:
+    issue = e.issue
+    line = max(issue.line or 1, 1)
+    title = issue.kind.value + ("" if e.new else " (already on base)")
+    message = _shorten(_printable(issue.message, newlines=True), _MAX_ANNOTATION_MESSAGE)
+    message += "\nFix: " + CODES[issue.kind].fix
+    return Annotation(issue.path, line, line, _LEVEL[issue.severity], title, message)
+
+
+def _text(comparison: CheckComparison) -> str:
+    """Every issue of every touched target, grouped by target, each marked new or on base."""
+    fixed = _config_section(comparison)
+    if not comparison.targets and not comparison.config_issues:
+        fixed.append("No GitTarget path is touched by this change.")
+    items: list[tuple[str, bool]] = []
+    for n, t in enumerate(comparison.targets):
+        at_base = "" if t.base_verdict is None else f" (base: {t.base_verdict.value})"
+        head = f"### {_md(t.name, 100)} — {_code(t.path or '.')} — {t.verdict.value}"
+        if fixed or n:
+            items.append(("", False))
+        items += [(head + at_base, False), ("", False)]
+        entries = sorted((_Entry(m.issue, m.new, n) for m in t.issues), key=_Entry.key)
+        if not entries:
+            items.append(("No issues.", False))
+        items += [(_item(e, marks=True), True) for e in entries]
+
+    def note(left: int) -> str:
+        return (
+            f"\n… and {_n(left, 'more issue')} not shown: the list is cut to stay within "
+            f"{MAX_OUTPUT_CHARS:,} characters."
+        )
+
+    return _fit(fixed, items, MAX_OUTPUT_CHARS, note)
+
+
+def check_output(
+    comparison: CheckComparison,
+    *,
+    details_url: str | None = None,
+    max_annotations: int = 1000,
+) -> CheckOutput:
+    """The finished check run: title, summary table, annotations on changed files, full list."""
+    entries = _entries(comparison)
+    candidates = [
+        n for n, e in enumerate(entries) if _annotatable(e.issue, comparison.changed_paths)
+    ]
+    annotated = candidates[: max(max_annotations, 0)]
+    chosen = set(annotated)
+    rest = [e for n, e in enumerate(entries) if n not in chosen]
+
+    fixed = _overview(comparison, entries)
+    if rest:
+        outside = sum(1 for e in rest if e.issue.path not in comparison.changed_paths)
+        why = [f"{outside} in files this change does not modify"] if outside else []
+        over = len(candidates) - len(annotated)
+        if over:
+            why.append(f"{over} over the limit of {_n(max_annotations, 'annotation')}")
+        unsendable = len(rest) - outside - over
+        if unsendable:
+            why.append(f"{unsendable} in files whose names cannot be annotated")
+        fixed += ["", f"### Issues without an annotation ({len(rest)})", ""]
+        fixed += ["; ".join(why) + ".", ""]
+
+    def note(left: int) -> str:
+        return f"- … and {_n(left, 'more issue')}; see the full list below."
+
+    summary = _fit(fixed, ((_item(e, marks=False), True) for e in rest), MAX_OUTPUT_CHARS, note)
+    return CheckOutput(
+        conclusion=comparison.conclusion,
+        title=_title(comparison),
+        summary=summary,
+        text=_text(comparison),
+        annotations=tuple(_annotation(entries[n]) for n in annotated),
+        details_url=details_url,
+    )
+
+
+# --- the summary comment (GitLab, Gitea; optionally GitHub) ---------------------------------
+
+
+def _link(details_url: str | None) -> list[str]:
+    # Only web links; the URL is ours, but a stray ')' or '<' must not end the link early.
+    if not details_url or not details_url.startswith(("https://", "http://")):
+        return []
+    url = quote(details_url, safe=":/?#[]@!$&'*+,;=%~", errors="surrogatepass")
+    return ["", f"[Full report]({url})"]
+
+
+def summary_comment(comparison: CheckComparison, *, details_url: str | None = None) -> str:
+    """The one comment on a PR/MR, edited in place; found again by its first line."""
+    entries = _entries(comparison)
+    link = _link(details_url)
+    if not comparison.config_issues and not entries:
+        if comparison.targets:
+            clear = f"every touched GitTarget path is accepted at {_sha(comparison.head_sha)}."
+        else:
+            clear = f"this change touches no GitTarget path (at {_sha(comparison.head_sha)})."
+        return "\n".join([SUMMARY_MARKER, f"✅ All clear: {clear}", *link])
+    icon = "✅" if comparison.conclusion is Conclusion.SUCCESS else "❌"
+    verdict = f"{icon} **{_title(comparison)}**"  # our own words and numbers only
+    fixed = [SUMMARY_MARKER, verdict, "", *_overview(comparison, entries)]
+    if entries:
+        fixed += ["", f"### Issues ({len(entries)})", ""]
+
+    def note(left: int) -> str:
+        more = "in the full report" if link else "in the check's details"
+        return f"- … and {_n(left, 'more issue')}; see the full list {more}."
+
+    items = ((_item(e, marks=False), True) for e in entries)
+    return _fit(fixed, items, MAX_COMMENT_CHARS, note, tail=link)
+
+
+def error_output(reason: str, *, head_sha: str) -> CheckOutput:
+    """No verdict: the check itself failed (not the change). Says why and what to do."""
+    why = _md(reason.strip(), _MAX_REASON_SHOWN) if reason.strip() else "no reason was recorded."
+    summary = "\n".join(
+        [
+            f"The acceptance check of {_sha(head_sha)} could not be completed, so there is no "
+            "verdict yet. This says nothing about the change itself.",
+            "",
+            f"**Why:** {why}",
+            "",
+            "**What to do:** comment `/recheck` on the pull request, or re-run the check. "
+            "If it fails again the same way, ask whoever runs Ichor Bot to look at its logs.",
+        ]
+    )
+    return CheckOutput(Conclusion.ERROR, ERROR_TITLE, summary, text="")

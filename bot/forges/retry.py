@@ -1,0 +1,67 @@
+"""Retry a forge call that failed transiently: exponential backoff with jitter.
+
+Only :class:`bot.errors.TransientForgeError` is retried; everything else propagates at once.
+When the server says how long to wait (``retry_after``: a ``Retry-After`` header or a rate
+limit's reset) that wait is used exactly, with no jitter, because waking earlier only earns
+another refusal. A wait longer than ``max_delay`` is not slept at all: the error propagates
+with its ``retry_after`` intact, so the job queue can reschedule the job instead of a worker
+sitting idle for up to an hour until a rate limit resets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from bot.errors import TransientForgeError
+
+T = TypeVar("T")
+
+
+def backoff_delay(retry: int, *, base_delay: float, max_delay: float) -> float:
+    """The wait before retry number ``retry`` (0-based) when the server named none.
+
+    "Equal jitter": half the exponential step is fixed and half random, so concurrent workers
+    spread out while each still backs off at least ``base_delay * 2**retry / 2``.
+    """
+    step = min(max_delay, base_delay * 2.0**retry)
+    # Jitter spreads retries out; it protects nothing, so a non-cryptographic source is right.
+    return step / 2 + random.uniform(0, step / 2)  # noqa: S311
+
+
+async def with_retries(
+    call: Callable[[], Awaitable[T]],
+    *,
+    attempts: int = 5,
+    base_delay: float = 0.5,
+    max_delay: float = 60.0,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    on_retry: Callable[[TransientForgeError, float], None] | None = None,
+) -> T:
+    """``await call()``, retrying a :class:`TransientForgeError` up to ``attempts`` times in all.
+
+    The last error propagates unchanged once the attempts are spent, or at once when its
+    ``retry_after`` exceeds ``max_delay``. ``on_retry(error, delay)`` runs before each sleep
+    (for logging). ``call`` is invoked afresh on every attempt, so it may re-read credentials.
+    """
+    if attempts < 1:
+        raise ValueError("attempts must be at least 1")
+    retry = 0
+    while True:
+        try:
+            return await call()
+        except TransientForgeError as exc:
+            if retry + 1 >= attempts:
+                raise
+            if exc.retry_after is not None:
+                if exc.retry_after > max_delay:
+                    raise
+                delay = max(0.0, exc.retry_after)
+            else:
+                delay = backoff_delay(retry, base_delay=base_delay, max_delay=max_delay)
+            if on_retry is not None:
+                on_retry(exc, delay)
+            await sleep(delay)
+            retry += 1

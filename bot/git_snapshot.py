@@ -12,7 +12,7 @@ import os
 import re
 import subprocess
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -59,8 +59,13 @@ def _first_line(stderr: bytes) -> str:
 class GitRepository:
     """A local git repository (bare or with a work tree) read through git's plumbing only."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, env: Mapping[str, str] | None = None
+    ) -> None:
+        """``env`` replaces git's environment (a mirror passes one that forbids every
+        transport, so reading an object that is not there fails instead of fetching it)."""
         self.path = Path(path)
+        self._env = dict(env) if env is not None else git_environment()
         if not self.path.is_dir():
             raise NotARepositoryError(f"{self.path}: not a directory")
 
@@ -68,7 +73,7 @@ class GitRepository:
         proc = subprocess.run(
             ["git", "-C", str(self.path), *args],
             capture_output=True,
-            env=git_environment(),
+            env=self._env,
             stdin=subprocess.DEVNULL,
             check=False,
         )
@@ -108,7 +113,9 @@ class GitRepository:
     def changed_paths(self, base: str, head: str) -> list[str]:
         """Paths that differ between two commits; compares trees only, so no blob is read
         (in a partial clone, nothing is fetched)."""
-        proc = self._run("diff", "--name-only", "-z", "--no-renames", base, head)
+        # diff-tree is plumbing: no user diff configuration applies to it.
+        args = ("-r", "-z", "--name-only", "--no-renames", "--end-of-options", base, head)
+        proc = self._run("diff-tree", *args)
         return [decode_path(p) for p in proc.stdout.split(b"\0") if p]
 
     def snapshot(self, rev: str, paths: Sequence[str] | None = None) -> Snapshot:
@@ -128,7 +135,7 @@ class GitRepository:
         if proc.returncode != 0:
             raise RevisionNotFoundError(f"revision {rev!r} not found in {self.path}")
         listing = proc.stdout
-        catfile = CatFile(self.path)
+        catfile = CatFile(self.path, self._env)
         entries = _entries_from_listing(listing, catfile)
         return Snapshot(
             entries, revision=commit, closer=catfile.close, batch_reader=catfile.read_entries
@@ -169,8 +176,9 @@ def _no_content() -> bytes:
 class CatFile:
     """One ``git cat-file --batch-command`` process, started on first use, shared by readers."""
 
-    def __init__(self, repo: Path) -> None:
+    def __init__(self, repo: Path, env: Mapping[str, str] | None = None) -> None:
         self._repo = repo
+        self._env = dict(env) if env is not None else git_environment()
         self._proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
 
@@ -181,7 +189,7 @@ class CatFile:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
-                env=git_environment(),
+                env=self._env,
             )
         assert self._proc.stdin is not None and self._proc.stdout is not None
         return self._proc.stdin, self._proc.stdout

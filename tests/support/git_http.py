@@ -22,6 +22,8 @@ from urllib.parse import unquote, urlsplit
 _SERVER_CONFIG = (
     ("uploadpack.allowFilter", "true"),
     ("uploadpack.allowAnySHA1InWant", "true"),
+    # Tests push through the server too (http-backend refuses pushes from anonymous users).
+    ("http.receivepack", "true"),
     ("uploadpack.allowReachableSHA1InWant", "true"),
 )
 

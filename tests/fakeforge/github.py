@@ -1,0 +1,1963 @@
+"""A fake GitHub (REST API + git over smart HTTP) for end-to-end tests.
+
+Every request is checked against GitHub's recorded OpenAPI description (see
+:mod:`tests.fakeforge.openapi`) and answered the way GitHub answers a bad one; each departure
+is also recorded in :attr:`FakeGitHub.validation_errors` so a test can assert there were none.
+
+Pipeline for one request (first failure answers):
+
+1. route: method + path must be an operation of the description → else 404 (recorded)
+2. integer path parameters must be integers → else 404 (recorded)
+3. credentials: ``Bearer <app JWT>`` on ``/app…`` and ``/repos/{o}/{r}/installation``, an
+   installation token (``token``/``Bearer``) elsewhere → else 401 (in ``auth_failures``)
+4. query parameters, JSON body (schema, then documented rules the schema cannot say) → 400/422
+   (recorded)
+5. an injected fault that matches (status/headers/body/delay) → answered as injected
+6. repository registered and covered by the token's installation → else 404; the installation's
+   permissions allow the operation → else 403
+7. the endpoint's handler; an operation the description has but the fake does not serve → 501
+   (in ``unimplemented``). 2xx answers are checked against the description's response schema
+   (``response_errors``: a bug in the fake, not in the client).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import copy
+import functools
+import hashlib
+import itertools
+import json
+import os
+import re
+import secrets
+import string
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import quote, urlencode
+
+import jwt as pyjwt
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from tests.fakeforge.httpserver import LocalServer, Request, Response
+from tests.fakeforge.openapi import DOCS, OpenApi, Operation, Problem, RouteError, load, overlay
+
+T = TypeVar("T")
+
+ROLES = ("admin", "maintain", "write", "triage", "read", "none")
+# The legacy ``permission`` field folds maintain into write and triage into read.
+_LEGACY_PERMISSION = {
+    "admin": "admin",
+    "maintain": "write",
+    "write": "write",
+    "triage": "read",
+    "read": "read",
+    "none": "none",
+}
+DEFAULT_INSTALLATION_PERMISSIONS = {
+    "checks": "write",
+    "contents": "write",
+    "issues": "write",
+    "metadata": "read",
+    "pull_requests": "write",
+}
+_JWT_TEMPLATES = frozenset({"/repos/{owner}/{repo}/installation"})
+_EITHER_TEMPLATES = frozenset({"/rate_limit"})
+_ZERO_SHA = "0" * 40
+_MAX_ANNOTATION_BYTES = 64 * 1024
+_MAX_ANNOTATION_TITLE = 255
+
+
+def new_private_key() -> str:
+    """A fresh RSA key (PKCS#8 PEM), as GitHub hands an app."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ).decode()
+
+
+@functools.cache
+def shared_private_key() -> str:
+    """One key per test process: generating costs ~50 ms, and a fake's key is no secret."""
+    return new_private_key()
+
+
+@functools.cache
+def _private_key(pem: str) -> Any:
+    """Loading a PEM checks the key (~20 ms with OpenSSL 3): once per key and process."""
+    return serialization.load_pem_private_key(pem.encode(), password=None)
+
+
+@functools.cache
+def _public_pem(private_pem: str) -> str:
+    public = _private_key(private_pem).public_key()
+    return public.public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    ).decode()
+
+
+def _now() -> float:
+    return time.time()
+
+
+def iso(ts: float) -> str:
+    return datetime.fromtimestamp(int(ts), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _error(message: str, status: int | None = None, **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"message": message, "documentation_url": DOCS, **extra}
+    if status is not None:
+        body["status"] = str(status)
+    return body
+
+
+def _not_found() -> Response:
+    return Response(404, _error("Not Found", 404))
+
+
+def _validation_failed(errors: list[dict[str, Any]]) -> Response:
+    return Response(422, _error("Validation Failed", 422, errors=errors))
+
+
+@dataclass
+class Call:
+    """One request the fake answered. ``headers`` has Authorization cut to its scheme;
+    ``token`` is the credential that was sent (installation token or JWT), for assertions."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    json: Any
+    body: bytes
+    headers: dict[str, str]
+    token: str | None
+    auth_scheme: str | None
+    status: int = 0
+    response: Any = None
+    template: str | None = None  # the description's path template, when one matched
+    operation_id: str | None = None
+    errors: list[str] = field(default_factory=list)
+    fault: Fault | None = None
+    time: float = 0.0
+
+    def summary(self) -> str:
+        return f"{self.method} {self.path} {self.status}"
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+@dataclass
+class Fault:
+    """An injected failure. ``times=None`` fires forever. With ``status`` None the request is
+    served normally, only ``delay`` seconds late (after its effect: a client that times out
+    has still changed the state, as with a slow GitHub)."""
+
+    method: str | None
+    path: re.Pattern[str]
+    status: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    delay: float = 0.0
+    times: int | None = 1
+    hits: int = 0
+
+    def matches(self, method: str, path: str) -> bool:
+        if self.times is not None and self.hits >= self.times:
+            return False
+        if self.method is not None and self.method.upper() != method.upper():
+            return False
+        return self.path.fullmatch(path) is not None
+
+    @property
+    def exhausted(self) -> bool:
+        return self.times is not None and self.hits >= self.times
+
+
+@dataclass
+class Installation:
+    id: int
+    account: str
+    permissions: dict[str, str]
+
+
+@dataclass
+class Repo:
+    full_name: str
+    id: int
+    installation_id: int
+    private: bool
+    default_branch: str
+    roles: dict[str, str] = field(default_factory=dict)
+    branches: dict[str, str] = field(default_factory=dict)  # set_branch() overrides git
+
+    @property
+    def owner(self) -> str:
+        return self.full_name.split("/", 1)[0]
+
+    @property
+    def name(self) -> str:
+        return self.full_name.split("/", 1)[1]
+
+
+@dataclass
+class Token:
+    value: str
+    installation_id: int
+    expires_at: float
+    permissions: dict[str, str]
+    repositories: frozenset[str] | None  # full names; None: every repository of the installation
+    revoked: bool = False
+
+    def valid(self, now: float) -> bool:
+        return not self.revoked and now < self.expires_at
+
+
+class _Reject(Exception):
+    """Answer ``response`` now; ``kind`` says which problem list records ``message``."""
+
+    def __init__(self, response: Response, kind: str | None = None, message: str = "") -> None:
+        super().__init__(message)
+        self.response = response
+        self.kind = kind
+        self.message = message
+
+
+class FakeGitHub:
+    """GitHub's REST API (and git over HTTP) on loopback, for one test.
+
+    >>> with FakeGitHub(tmp_path / "git") as fake:                      # doctest: +SKIP
+    ...     fake.add_repo("octo/gitops", installation_id=42)
+    ...     env = fake.env()  # ICHOR_GITHUB_API_URL, _APP_ID, _PRIVATE_KEY, _URL
+    """
+
+    def __init__(
+        self,
+        git_root: Path | None = None,
+        app_id: str | int = "12345",
+        *,
+        app_slug: str = "ichor-bot",
+        private_key_pem: str | None = None,
+        token_prefix: str = "ghs_",
+        token_length: int = 60,
+        token_alphabet: str = string.ascii_letters + string.digits,
+        token_factory: Callable[[], str] | None = None,
+        token_ttl: float = 3600.0,
+        jwt_max_lifetime: int = 600,
+        first_id: int = 1,
+        check_responses: bool = True,
+        description: OpenApi | None = None,
+    ) -> None:
+        self.git_root = Path(git_root) if git_root is not None else None
+        self.app_id = str(app_id)
+        self.app_slug = app_slug
+        self.bot_login = f"{app_slug}[bot]"
+        self.private_key_pem = private_key_pem or shared_private_key()
+        self.public_key_pem = _public_pem(self.private_key_pem)
+        self.token_prefix = token_prefix
+        self.token_length = token_length
+        self.token_alphabet = token_alphabet
+        self.token_factory = token_factory
+        self.token_ttl = token_ttl
+        self.jwt_max_lifetime = jwt_max_lifetime
+        self.check_responses = check_responses
+        self.api = description or load()
+
+        self._lock = threading.RLock()
+        self._server = LocalServer(self._handle)
+        self._git: Any = None
+        self._git_error: str | None = None
+        self._ids: dict[str, Iterator[int]] = {}
+        self._first_id = first_id
+        self._request_ids = itertools.count(1)
+
+        self._installations: dict[int, Installation] = {}
+        self._repos: dict[str, Repo] = {}
+        self._tokens: dict[str, Token] = {}
+        self._token_order: list[str] = []
+        self._tokens_over_http = 0
+        self._pulls: dict[str, dict[int, dict[str, Any]]] = {}
+        self._issues: dict[str, dict[int, dict[str, Any]]] = {}
+        self._comments: dict[int, dict[str, Any]] = {}
+        self._reactions: list[dict[str, Any]] = []
+        self._check_runs: dict[int, dict[str, Any]] = {}
+        self._suites: dict[tuple[str, str], int] = {}
+        self._faults: list[Fault] = []
+        self._calls: list[Call] = []
+        self._validation_errors: list[str] = []
+        self._auth_failures: list[str] = []
+        self._unimplemented: list[str] = []
+        self._response_errors: list[str] = []
+        self._rate_used = 0
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> FakeGitHub:
+        self._server.start()
+        if self.git_root is not None and self._git is None:
+            self.git_root.mkdir(parents=True, exist_ok=True)
+            try:
+                from tests.support.git_http import GitHttpServer
+            except ImportError as exc:
+                self._git_error = f"tests/support/git_http.py is not available ({exc})"
+            else:
+                self._git = GitHttpServer(self.git_root, self._git_authorize)
+                self._git.start()
+        return self
+
+    def stop(self) -> None:
+        git, self._git = self._git, None
+        stopper = None
+        if git is not None:  # both servers wait out a poll interval: stop them side by side
+            stopper = threading.Thread(target=git.stop, name="fakeforge-git-stop")
+            stopper.start()
+        self._server.stop()
+        if stopper is not None:
+            stopper.join()
+
+    def __enter__(self) -> FakeGitHub:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        """The API base, as ``ICHOR_GITHUB_API_URL`` (no /api/v3 prefix)."""
+        return self._server.url
+
+    @property
+    def git(self) -> Any:
+        """The :class:`tests.support.git_http.GitHttpServer` (``requests``, ``fail_next``)."""
+        if self._git is None:
+            raise RuntimeError(self._git_error or "no git server: pass git_root and start()")
+        return self._git
+
+    @property
+    def git_url(self) -> str:
+        return str(self.git.url)
+
+    def clone_url(self, full_name: str) -> str:
+        return str(self.git.clone_url(full_name))
+
+    @property
+    def web_url(self) -> str:
+        """Base of html_url links: the git server's, as github.com serves both."""
+        return self.git_url if self._git is not None else self.url
+
+    def env(self) -> dict[str, str]:
+        """The bot's settings pointing at this fake."""
+        values = {
+            "ICHOR_GITHUB_API_URL": self.url,
+            "ICHOR_GITHUB_APP_ID": self.app_id,
+            "ICHOR_GITHUB_PRIVATE_KEY": self.private_key_pem,
+        }
+        if self._git is not None:
+            values["ICHOR_GITHUB_URL"] = self.git_url
+        return values
+
+    # ------------------------------------------------------------------ test set-up
+    def add_installation(
+        self, installation_id: int, account: str, permissions: Mapping[str, str] | None = None
+    ) -> None:
+        with self._lock:
+            perms = dict(DEFAULT_INSTALLATION_PERMISSIONS if permissions is None else permissions)
+            inst = self._installations.get(installation_id)
+            if inst is None:
+                self._installations[installation_id] = Installation(installation_id, account, perms)
+            elif permissions is not None:
+                inst.permissions = perms
+
+    def add_repo(
+        self,
+        full_name: str,
+        installation_id: int = 42,
+        *,
+        private: bool = True,
+        default_branch: str = "main",
+        permissions: Mapping[str, str] | None = None,
+    ) -> None:
+        """Register a repository (API state only; the test makes the bare repository at
+        ``git_root/<owner>/<name>.git``). ``permissions`` are the installation's."""
+        owner, _, name = full_name.partition("/")
+        if not owner or not name or "/" in name:
+            raise ValueError(f"owner/name expected, got {full_name!r}")
+        with self._lock:
+            self.add_installation(installation_id, owner, permissions)
+            self._repos[full_name] = Repo(
+                full_name=full_name,
+                id=self._stable_id(full_name),
+                installation_id=installation_id,
+                private=private,
+                default_branch=default_branch,
+            )
+            self._pulls.setdefault(full_name, {})
+            self._issues.setdefault(full_name, {})
+
+    def set_permission(self, full_name: str, username: str, role: str) -> None:
+        """``role``: admin, maintain, write, triage, read or none. Users never set get
+        ``none`` on a private repository and ``read`` on a public one."""
+        if role not in ROLES:
+            raise ValueError(f"role must be one of {ROLES}")
+        with self._lock:
+            self._repo(full_name).roles[username] = role
+
+    def set_branch(self, full_name: str, branch: str, sha: str) -> None:
+        """A branch head for PR creation when there is no bare repository to read it from."""
+        with self._lock:
+            self._repo(full_name).branches[branch] = sha
+
+    def make_bare_repo(self, full_name: str, source: Path | None = None) -> Path:
+        """``git_root/<owner>/<name>.git``: a bare clone of ``source`` (else empty), which
+        accepts pushes over HTTP (``http.receivepack``: git http-backend refuses them
+        otherwise, as no REMOTE_USER is set)."""
+        if self.git_root is None:
+            raise RuntimeError("no git_root")
+        path = self.git_root / f"{full_name}.git"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if source is not None:
+            _git("clone", "-q", "--bare", str(source), str(path))
+        else:
+            _git("init", "-q", "--bare", "-b", "main", str(path))
+        _git("--git-dir", str(path), "config", "http.receivepack", "true")
+        return path
+
+    def branch_sha(self, full_name: str, branch: str) -> str | None:
+        """The branch head as the fake sees it (set_branch(), else the bare repository);
+        None when unknown."""
+        with self._lock:
+            return self._branch_sha(full_name, branch) or None
+
+    def add_pull(
+        self,
+        full_name: str,
+        number: int | None = None,
+        *,
+        head_sha: str,
+        base_ref: str = "main",
+        head_ref: str = "feature",
+        base_sha: str | None = None,
+        head_repo: str | None = None,
+        state: str = "open",
+        title: str = "A change",
+        body: str | None = "",
+        user: str = "octocat",
+        draft: bool = False,
+    ) -> dict[str, Any]:
+        """Register a pull request; ``head_repo`` names a fork (default: the base repo)."""
+        with self._lock:
+            self._repo(full_name)
+            if number is None:
+                number = self._next_number(full_name)
+            if number in self._issues[full_name]:
+                raise ValueError(f"#{number} is an issue of {full_name}")
+            now = iso(_now())
+            self._pulls[full_name][number] = {
+                "number": number,
+                "id": self._next_id("pull"),
+                "state": state,
+                "title": title,
+                "body": body,
+                "user": user,
+                "draft": draft,
+                "head_ref": head_ref,
+                "head_sha": head_sha,
+                "head_repo": head_repo or full_name,
+                "base_ref": base_ref,
+                "base_sha": base_sha or self._branch_sha(full_name, base_ref) or _ZERO_SHA,
+                "created_at": now,
+                "updated_at": now,
+                "closed_at": None if state == "open" else now,
+            }
+            return self._render_pull(full_name, number)
+
+    def update_pull(self, full_name: str, number: int, **changes: Any) -> dict[str, Any]:
+        """Change a registered PR (``head_sha=...``, ``state="closed"``, ``base_ref=...``)."""
+        with self._lock:
+            pr = self._pulls[full_name][number]
+            unknown = set(changes) - set(pr)
+            if unknown:
+                raise TypeError(f"unknown pull fields: {sorted(unknown)}")
+            pr.update(changes)
+            pr["updated_at"] = iso(_now())
+            if "state" in changes:
+                pr["closed_at"] = None if changes["state"] == "open" else pr["updated_at"]
+            return self._render_pull(full_name, number)
+
+    def add_issue(
+        self, full_name: str, number: int | None = None, *, title: str = "An issue"
+    ) -> int:
+        with self._lock:
+            self._repo(full_name)
+            if number is None:
+                number = self._next_number(full_name)
+            self._issues[full_name][number] = {"number": number, "title": title}
+            return number
+
+    def add_comment(
+        self, full_name: str, issue_number: int, body: str, *, user: str = "alice"
+    ) -> dict[str, Any]:
+        """A comment by someone else (e.g. a ``/recheck`` command), as if posted on GitHub."""
+        with self._lock:
+            self._repo(full_name)
+            if not self._issue_exists(full_name, issue_number):
+                raise KeyError(f"{full_name}#{issue_number} is neither a pull nor an issue")
+            return self._render_comment(self._store_comment(full_name, issue_number, body, user))
+
+    # ------------------------------------------------------------------ faults
+    def inject(
+        self,
+        method: str | None = None,
+        path: str = r".*",
+        *,
+        status: int | None = None,
+        headers: Mapping[str, str] | None = None,
+        body: Any = None,
+        delay: float = 0.0,
+        times: int | None = 1,
+    ) -> Fault:
+        """Fail the next ``times`` requests whose method and path (regex, full match, no
+        query) match. ``body`` defaults to a GitHub-like message for ``status``."""
+        fault = Fault(
+            method=method,
+            path=re.compile(path),
+            status=status,
+            headers={k.lower(): str(v) for k, v in (headers or {}).items()},
+            body=body,
+            delay=delay,
+            times=times,
+        )
+        with self._lock:
+            self._faults.append(fault)
+        return fault
+
+    def inject_secondary_rate_limit(
+        self, method: str | None = None, path: str = r".*", *, retry_after: int = 1, times: int = 1
+    ) -> Fault:
+        """429 with ``Retry-After`` (GitHub's secondary rate limit)."""
+        return self.inject(
+            method,
+            path,
+            status=429,
+            headers={"retry-after": str(retry_after)},
+            body=_error("You have exceeded a secondary rate limit. Please wait a few minutes."),
+            times=times,
+        )
+
+    def inject_primary_rate_limit(
+        self, method: str | None = None, path: str = r".*", *, reset_in: float = 1, times: int = 1
+    ) -> Fault:
+        """403 with ``x-ratelimit-remaining: 0`` and ``x-ratelimit-reset`` (epoch seconds)."""
+        return self.inject(
+            method,
+            path,
+            status=403,
+            headers={
+                "x-ratelimit-limit": "5000",
+                "x-ratelimit-remaining": "0",
+                "x-ratelimit-used": "5000",
+                "x-ratelimit-reset": str(int(_now() + reset_in + 0.999)),
+                "x-ratelimit-resource": "core",
+            },
+            body=_error("API rate limit exceeded for installation."),
+            times=times,
+        )
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
+    # ------------------------------------------------------------------ tokens and JWTs
+    def make_jwt(
+        self,
+        *,
+        iat: float | None = None,
+        exp: float | None = None,
+        iss: str | int | None = None,
+        key_pem: str | None = None,
+        algorithm: str = "RS256",
+    ) -> str:
+        """An app JWT like gidgethub's (iat 60 s back, 10 min life); override to break it."""
+        issued = int(_now()) - 60 if iat is None else int(iat)
+        payload = {
+            "iat": issued,
+            "exp": issued + 600 if exp is None else int(exp),
+            "iss": self.app_id if iss is None else iss,
+        }
+        # JWS level: PyJWT's claim checks would refuse an integer iss, which GitHub takes.
+        key = _private_key(key_pem or self.private_key_pem)
+        return pyjwt.PyJWS().encode(json.dumps(payload).encode(), key, algorithm=algorithm)
+
+    def issue_token(
+        self,
+        installation_id: int = 42,
+        *,
+        ttl: float | None = None,
+        repositories: list[str] | None = None,
+        permissions: Mapping[str, str] | None = None,
+    ) -> str:
+        """An installation token without an HTTP round trip (e.g. for a test's own git)."""
+        with self._lock:
+            inst = self._installations[installation_id]
+            return self._mint(
+                inst,
+                ttl=self.token_ttl if ttl is None else ttl,
+                repositories=frozenset(repositories) if repositories is not None else None,
+                permissions=dict(permissions or inst.permissions),
+            ).value
+
+    def expire_tokens(self) -> None:
+        """Every token issued so far expires now (the next use answers 401)."""
+        with self._lock:
+            now = _now()
+            for token in self._tokens.values():
+                token.expires_at = min(token.expires_at, now)
+
+    def revoke_token(self, value: str) -> None:
+        with self._lock:
+            self._tokens[value].revoked = True
+
+    def token_valid(self, value: str) -> bool:
+        with self._lock:
+            token = self._tokens.get(value)
+            return token is not None and token.valid(_now())
+
+    @property
+    def tokens(self) -> list[str]:
+        """Tokens issued, oldest first."""
+        with self._lock:
+            return list(self._token_order)
+
+    @property
+    def tokens_issued(self) -> int:
+        """Tokens issued over the API (``POST …/access_tokens``); issue_token() not counted."""
+        with self._lock:
+            return self._tokens_over_http
+
+    def basic_auth_header(self, token: str) -> str:
+        """``Authorization: Basic ...`` as git sends it for an installation token."""
+        raw = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+        return f"Authorization: Basic {raw}"
+
+    # ------------------------------------------------------------------ observing
+    @property
+    def calls(self) -> list[Call]:
+        with self._lock:
+            return list(self._calls)
+
+    def calls_summary(self) -> list[str]:
+        with self._lock:
+            return [c.summary() for c in self._calls]
+
+    def reset_calls(self) -> None:
+        with self._lock:
+            self._calls.clear()
+
+    @property
+    def validation_errors(self) -> list[str]:
+        """Requests that depart from the description: ``"METHOD /path: what"``."""
+        with self._lock:
+            return list(self._validation_errors)
+
+    @property
+    def auth_failures(self) -> list[str]:
+        with self._lock:
+            return list(self._auth_failures)
+
+    @property
+    def unimplemented(self) -> list[str]:
+        """Described operations the fake does not serve (answered 501)."""
+        with self._lock:
+            return list(self._unimplemented)
+
+    @property
+    def response_errors(self) -> list[str]:
+        """The fake's own answers that depart from the description (a bug in the fake)."""
+        with self._lock:
+            return list(self._response_errors)
+
+    def assert_clean(self) -> None:
+        """No validation error, auth failure, unserved operation or malformed answer."""
+        with self._lock:
+            problems = {
+                "validation_errors": self._validation_errors,
+                "auth_failures": self._auth_failures,
+                "unimplemented": self._unimplemented,
+                "response_errors": self._response_errors,
+            }
+            if any(problems.values()):
+                lines = [f"{k}: {v}" for k, v in problems.items() if v]
+                lines.append("calls: " + ", ".join(c.summary() for c in self._calls))
+                raise AssertionError("\n".join(lines))
+
+    def check_runs(self, full_name: str) -> list[dict[str, Any]]:
+        """Current check runs of a repository, oldest first; ``output.annotations`` holds
+        every annotation received (PATCHes append)."""
+        with self._lock:
+            return [
+                self._render_check_run(run, with_annotations=True)
+                for run in self._check_runs.values()
+                if run["repo"] == full_name
+            ]
+
+    def check_run(self, check_run_id: int) -> dict[str, Any]:
+        with self._lock:
+            return self._render_check_run(self._check_runs[check_run_id], with_annotations=True)
+
+    def comments(self, full_name: str, issue_number: int | None = None) -> list[dict[str, Any]]:
+        with self._lock:
+            return [
+                self._render_comment(c)
+                for c in self._comments.values()
+                if c["repo"] == full_name and issue_number in (None, c["issue_number"])
+            ]
+
+    def pulls(self, full_name: str) -> list[dict[str, Any]]:
+        with self._lock:
+            return [self._render_pull(full_name, n) for n in sorted(self._pulls[full_name])]
+
+    def reactions(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return copy.deepcopy(self._reactions)
+
+    def wait_for(
+        self,
+        predicate: Callable[[], T],
+        timeout: float = 10.0,
+        *,
+        interval: float = 0.02,
+        message: str = "",
+    ) -> T:
+        """Poll ``predicate`` until it returns something truthy, and return that."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = predicate()
+            if value:
+                return value
+            if time.monotonic() >= deadline:
+                raise AssertionError(
+                    f"timed out after {timeout} s waiting{': ' + message if message else ''}; "
+                    f"calls: {self.calls_summary()}"
+                )
+            time.sleep(interval)
+
+    # ------------------------------------------------------------------ request pipeline
+    def _handle(self, req: Request) -> Response:
+        scheme, token = _split_auth(req.headers.get("authorization"))
+        call = Call(
+            method=req.method,
+            path=req.path,
+            query=dict(req.query),
+            json=None,
+            body=req.body,
+            headers=_redacted(req.headers),
+            token=token,
+            auth_scheme=scheme,
+            time=_now(),
+        )
+        fault: Fault | None = None
+        try:
+            with self._lock:
+                response, fault = self._process(req, call)
+        except _Reject as rej:
+            response = rej.response
+            if rej.kind is not None:
+                self._record(rej.kind, f"{req.method} {req.path}: {rej.message}", call)
+        response.headers = {**self._default_headers(), **response.headers}
+        with self._lock:
+            call.status = response.status
+            call.response = copy.deepcopy(response.body)
+            call.fault = fault
+            self._calls.append(call)
+        return response
+
+    def _record(self, kind: str, message: str, call: Call) -> None:
+        with self._lock:
+            getattr(self, f"_{kind}").append(message)
+            call.errors.append(message)
+
+    def _process(self, req: Request, call: Call) -> tuple[Response, Fault | None]:
+        try:
+            op, params = self.api.match(req.method, req.path)
+        except RouteError as exc:
+            raise _Reject(_not_found(), "validation_errors", str(exc)) from None
+        call.template, call.operation_id = op.template, op.operation_id
+        problems = self.api.check_params(op, params, "path")
+        if problems:
+            raise _Reject(_not_found(), "validation_errors", _join(problems))
+        auth = self._authenticate(op, call)
+        problems = self.api.check_params(op, req.query, "query")
+        if problems:
+            raise _Reject(
+                _validation_failed([p.as_github(_resource(op)) for p in problems]),
+                "validation_errors",
+                _join(problems),
+            )
+        body, present = _parse_json(req.body)
+        if body is _INVALID:
+            raise _Reject(
+                Response(400, _error("Problems parsing JSON", 400)),
+                "validation_errors",
+                "request body is not JSON",
+            )
+        call.json = body if present else None
+        problems = self.api.check_body(op, body, present=present)
+        if not problems and present:
+            problems = self._semantic_problems(op, body)
+        if problems:
+            raise _Reject(
+                _validation_failed([p.as_github(_resource(op)) for p in problems]),
+                "validation_errors",
+                _join(problems),
+            )
+        fault = self._take_fault(req.method, req.path)
+        if fault is not None and fault.status is not None:
+            return self._fault_response(fault), fault
+        repo = self._authorize_repo(op, params, auth)
+        handler = getattr(self, "_op_" + _handler_name(op), None)
+        if handler is None:
+            raise _Reject(
+                Response(501, _error(f"the fake does not serve {op.method} {op.template}")),
+                "unimplemented",
+                f"{op.template} ({op.operation_id}) is not served by the fake",
+            )
+        ctx = _Ctx(
+            req=req, op=op, params=params, body=body if present else None, repo=repo, auth=auth
+        )
+        response = handler(ctx)
+        if self.check_responses and 200 <= response.status < 300:
+            for p in self.api.check_response(op, response.status, response.body):
+                self._response_errors.append(
+                    f"{op.method} {req.path} {response.status}: {p.message}"
+                )
+        if fault is not None:
+            response.delay = fault.delay
+            response.headers.update(fault.headers)
+        return response, fault
+
+    def _take_fault(self, method: str, path: str) -> Fault | None:
+        for fault in self._faults:
+            if fault.matches(method, path):
+                fault.hits += 1
+                return fault
+        return None
+
+    def _fault_response(self, fault: Fault) -> Response:
+        status = fault.status or 500
+        body = fault.body
+        if body is None:
+            body = _error(
+                {
+                    403: "Forbidden",
+                    429: "Too Many Requests",
+                    500: "Server Error",
+                    502: "Bad Gateway",
+                    503: "Service Unavailable",
+                    504: "Gateway Timeout",
+                }.get(status, "Injected fault")
+            )
+        return Response(status, body, dict(fault.headers), delay=fault.delay)
+
+    def _default_headers(self) -> dict[str, str]:
+        with self._lock:
+            self._rate_used += 1
+            used = self._rate_used
+        return {
+            "x-github-request-id": f"FAKE:{next(self._request_ids):08X}",
+            "x-github-media-type": "github.v3; format=json",
+            "x-ratelimit-limit": "5000",
+            "x-ratelimit-remaining": str(max(0, 5000 - used)),
+            "x-ratelimit-used": str(used),
+            "x-ratelimit-reset": str(int(_now()) + 3600),
+            "x-ratelimit-resource": "core",
+        }
+
+    # ------------------------------------------------------------------ authentication
+    def _authenticate(self, op: Operation, call: Call) -> _Auth:
+        scheme, credential = call.auth_scheme, call.token
+        needs_jwt = op.template.startswith("/app") or op.template in _JWT_TEMPLATES
+        either = op.template in _EITHER_TEMPLATES
+
+        def fail(message: str, reason: str) -> _Reject:
+            return _Reject(Response(401, _error(message, 401)), "auth_failures", reason)
+
+        if credential is None:
+            raise fail("Requires authentication", "no Authorization header")
+        if scheme is None or scheme.lower() not in {"bearer", "token"}:
+            raise fail("Bad credentials", f"unsupported Authorization scheme {scheme!r}")
+        looks_like_jwt = credential.count(".") == 2 and credential.startswith("eyJ")
+        if needs_jwt or (either and looks_like_jwt):
+            if scheme.lower() != "bearer":
+                raise fail(
+                    "A JSON web token could not be decoded",
+                    f"{op.template} needs 'Bearer <JWT>', got scheme {scheme!r}",
+                )
+            self._verify_jwt(credential, fail)
+            return _Auth(kind="app", token=None)
+        token = self._tokens.get(credential)
+        if token is None:
+            reason = (
+                "an app JWT was sent to an installation endpoint"
+                if looks_like_jwt
+                else "unknown installation token"
+            )
+            raise fail("Bad credentials", reason)
+        if token.revoked:
+            raise fail("Bad credentials", "revoked installation token")
+        if not token.valid(_now()):
+            raise fail("Bad credentials", "expired installation token")
+        return _Auth(kind="installation", token=token)
+
+    def _verify_jwt(self, credential: str, fail: Callable[[str, str], _Reject]) -> None:
+        try:
+            header = pyjwt.get_unverified_header(credential)
+            # Signature only; the claims are checked below, as GitHub checks them.
+            public = _private_key(self.private_key_pem).public_key()
+            raw = pyjwt.PyJWS().decode(credential, public, algorithms=["RS256"])
+            claims = json.loads(raw)
+            if not isinstance(claims, dict):
+                raise pyjwt.DecodeError("the payload is not a JSON object")
+        except (pyjwt.PyJWTError, ValueError) as exc:
+            raise fail("A JSON web token could not be decoded", f"JWT rejected: {exc}") from None
+        if header.get("alg") != "RS256":
+            raise fail("A JSON web token could not be decoded", "JWT alg is not RS256")
+        now = _now()
+        iat, exp, iss = claims.get("iat"), claims.get("exp"), claims.get("iss")
+        if not isinstance(iat, int) or isinstance(iat, bool):
+            raise fail(
+                "'Issued at' claim ('iat') must be an Integer representing the time that the "
+                "assertion was issued",
+                f"JWT iat missing or not an integer: {iat!r}",
+            )
+        if not isinstance(exp, int) or isinstance(exp, bool):
+            raise fail(
+                "'Expiration time' claim ('exp') must be a numeric value representing the "
+                "future time at which the assertion expires",
+                f"JWT exp missing or not an integer: {exp!r}",
+            )
+        if iat > now:
+            raise fail(
+                "'Issued at' claim ('iat') must be an Integer representing the time that the "
+                "assertion was issued",
+                f"JWT iat {iat} is in the future (now {int(now)})",
+            )
+        if exp - iat > self.jwt_max_lifetime:
+            raise fail(
+                "'Expiration time' claim ('exp') is too far in the future",
+                f"JWT exp - iat = {exp - iat} s > {self.jwt_max_lifetime} s",
+            )
+        if exp <= now:
+            raise fail(
+                "'Expiration time' claim ('exp') must be a numeric value representing the "
+                "future time at which the assertion expires",
+                f"JWT expired at {exp} (now {int(now)})",
+            )
+        if iss is None or str(iss) != self.app_id:
+            raise fail(
+                "A JSON web token could not be decoded",
+                f"JWT iss {iss!r} is not the app id {self.app_id!r}",
+            )
+
+    def _authorize_repo(self, op: Operation, params: Mapping[str, str], auth: _Auth) -> Repo | None:
+        if "owner" not in params or "repo" not in params:
+            return None
+        full = f"{params['owner']}/{params['repo']}"
+        repo = self._repos.get(full)
+        if repo is None:
+            raise _Reject(_not_found())
+        if auth.kind == "app":
+            return repo
+        token = auth.token
+        assert token is not None
+        covered = token.installation_id == repo.installation_id and (
+            token.repositories is None or full in token.repositories
+        )
+        if not covered:
+            if repo.private:
+                raise _Reject(_not_found())
+            raise _Reject(Response(403, _error("Resource not accessible by integration", 403)))
+        need = _required_permission(op)
+        if need is not None:
+            options, level = need
+            if not any(_allows(token.permissions.get(p), level) for p in options):
+                raise _Reject(
+                    Response(
+                        403,
+                        _error("Resource not accessible by integration", 403),
+                        {
+                            "x-accepted-github-permissions": ",".join(
+                                f"{p}={level}" for p in options
+                            )
+                        },
+                    )
+                )
+        return repo
+
+    def _git_authorize(self, header: str | None) -> bool:
+        scheme, credential = _split_auth(header)
+        if scheme is None or credential is None:
+            return False
+        if scheme.lower() == "basic":
+            try:
+                decoded = base64.b64decode(credential, validate=True).decode()
+            except ValueError:
+                return False
+            user, sep, secret = decoded.partition(":")
+            if not sep or user != "x-access-token":
+                return False
+            credential = secret
+        elif scheme.lower() != "bearer":
+            return False
+        return self.token_valid(credential)
+
+    # ------------------------------------------------------------------ documented rules
+    def _semantic_problems(self, op: Operation, body: Any) -> list[Problem]:
+        """Rules the description states in prose, which GitHub enforces."""
+        if op.operation_id not in {"checks/create", "checks/update"} or not isinstance(body, dict):
+            return []
+        problems: list[Problem] = []
+        if body.get("status") == "completed" and "conclusion" not in body:
+            problems.append(
+                Problem(
+                    "conclusion", "missing_field", "conclusion: required when status is completed"
+                )
+            )
+        if "completed_at" in body and "conclusion" not in body:
+            problems.append(
+                Problem(
+                    "conclusion", "missing_field", "conclusion: required when completed_at is given"
+                )
+            )
+        if body.get("conclusion") == "stale":
+            problems.append(
+                Problem("conclusion", "invalid", "conclusion: only GitHub can set 'stale'")
+            )
+        output = body.get("output")
+        annotations = output.get("annotations", []) if isinstance(output, dict) else []
+        for i, ann in enumerate(annotations):
+            where = f"output.annotations.{i}"
+            start, end = ann.get("start_line"), ann.get("end_line")
+            if start < 1:
+                problems.append(
+                    Problem(
+                        f"{where}.start_line", "invalid", f"{where}.start_line: lines start at 1"
+                    )
+                )
+            if end < start:
+                problems.append(
+                    Problem(
+                        f"{where}.end_line",
+                        "invalid",
+                        f"{where}.end_line: {end} < start_line {start}",
+                    )
+                )
+            if ("start_column" in ann or "end_column" in ann) and start != end:
+                problems.append(
+                    Problem(
+                        f"{where}.start_column",
+                        "invalid",
+                        f"{where}: columns are only allowed when start_line == end_line",
+                    )
+                )
+            if len(ann.get("title") or "") > _MAX_ANNOTATION_TITLE:
+                problems.append(
+                    Problem(f"{where}.title", "invalid", f"{where}.title: over 255 characters")
+                )
+            for key in ("message", "raw_details"):
+                if len((ann.get(key) or "").encode()) > _MAX_ANNOTATION_BYTES:
+                    problems.append(
+                        Problem(f"{where}.{key}", "invalid", f"{where}.{key}: over 64 KB")
+                    )
+        return problems
+
+    # ------------------------------------------------------------------ ids, helpers
+    def _next_id(self, kind: str) -> int:
+        counter = self._ids.setdefault(kind, itertools.count(self._first_id))
+        return next(counter)
+
+    @staticmethod
+    def _stable_id(name: str) -> int:
+        return 10_000_000 + int.from_bytes(hashlib.sha256(name.encode()).digest()[:3], "big")
+
+    def _repo(self, full_name: str) -> Repo:
+        try:
+            return self._repos[full_name]
+        except KeyError:
+            raise KeyError(f"{full_name} is not registered: call add_repo() first") from None
+
+    def _next_number(self, full_name: str) -> int:
+        used = set(self._pulls[full_name]) | set(self._issues[full_name])
+        return max(used, default=0) + 1
+
+    def _issue_exists(self, full_name: str, number: int) -> bool:
+        return number in self._pulls.get(full_name, {}) or number in self._issues.get(full_name, {})
+
+    def _mint(
+        self,
+        inst: Installation,
+        *,
+        ttl: float,
+        repositories: frozenset[str] | None,
+        permissions: dict[str, str],
+    ) -> Token:
+        if self.token_factory is not None:
+            value = self.token_factory()
+        else:
+            tail = "".join(secrets.choice(self.token_alphabet) for _ in range(self.token_length))
+            value = self.token_prefix + tail
+        # expires_at has whole seconds; the token dies exactly when the client is told.
+        expires = float(int(_now() + ttl))
+        token = Token(value, inst.id, expires, permissions, repositories)
+        self._tokens[value] = token
+        self._token_order.append(value)
+        return token
+
+    def _bare_repo(self, full_name: str) -> Path | None:
+        if self.git_root is None:
+            return None
+        path = self.git_root / f"{full_name}.git"
+        return path if path.is_dir() else None
+
+    def _branch_sha(self, full_name: str, branch: str) -> str | None:
+        """The branch head: set_branch() first, then the bare repository; None: unknown."""
+        repo = self._repos.get(full_name)
+        if repo is not None and branch in repo.branches:
+            return repo.branches[branch]
+        bare = self._bare_repo(full_name)
+        if bare is None:
+            return None
+        out = subprocess.run(
+            [
+                "git",
+                "--git-dir",
+                str(bare),
+                "rev-parse",
+                "--verify",
+                "-q",
+                f"refs/heads/{branch}^{{commit}}",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        return out.stdout.strip() if out.returncode == 0 else ""
+
+    def _commit_exists(self, full_name: str, sha: str) -> bool | None:
+        bare = self._bare_repo(full_name)
+        if bare is None:
+            return None
+        out = subprocess.run(
+            ["git", "--git-dir", str(bare), "cat-file", "-e", f"{sha}^{{commit}}"],
+            capture_output=True,
+            check=False,
+        )
+        return out.returncode == 0
+
+    def _page(self, req: Request, items: list[T]) -> tuple[list[T], dict[str, str]]:
+        per_page = max(1, min(100, int(req.query.get("per_page") or 30)))
+        page = max(1, int(req.query.get("page") or 1))
+        last = max(1, -(-len(items) // per_page))
+        chunk = items[(page - 1) * per_page : page * per_page]
+
+        def link(n: int) -> str:
+            query = {**req.query, "per_page": str(per_page), "page": str(n)}
+            return f"<{self.url}{req.path}?{urlencode(query)}>"
+
+        rels = []
+        if page < last:
+            rels += [f'{link(page + 1)}; rel="next"', f'{link(last)}; rel="last"']
+        if page > 1:
+            rels += [f'{link(page - 1)}; rel="prev"', f'{link(1)}; rel="first"']
+        return chunk, ({"link": ", ".join(rels)} if rels else {})
+
+    # ------------------------------------------------------------------ rendering
+    def _skeleton(self, component: str) -> Any:
+        return self.api.skeleton({"$ref": f"#/components/schemas/{component}"})
+
+    def _user(self, login: str) -> dict[str, Any]:
+        is_bot = login.endswith("[bot]")
+        base = f"{self.url}/users/{quote(login)}"
+        return overlay(
+            self._skeleton("simple-user"),
+            {
+                "login": login,
+                "id": self._stable_id("user:" + login),
+                "node_id": "U_" + _b64(login),
+                "type": "Bot" if is_bot else "User",
+                "url": base,
+                "html_url": f"{self.web_url}/{quote(login)}"
+                if not is_bot
+                else f"{self.web_url}/apps/{self.app_slug}",
+                "avatar_url": f"{self.web_url}/avatars/{quote(login)}",
+                "gravatar_id": "",
+                "site_admin": False,
+                "repos_url": f"{base}/repos",
+                "followers_url": f"{base}/followers",
+                "following_url": f"{base}/following{{/other_user}}",
+                "gists_url": f"{base}/gists{{/gist_id}}",
+                "starred_url": f"{base}/starred{{/owner}}{{/repo}}",
+                "subscriptions_url": f"{base}/subscriptions",
+                "organizations_url": f"{base}/orgs",
+                "events_url": f"{base}/events{{/privacy}}",
+                "received_events_url": f"{base}/received_events",
+            },
+        )
+
+    def _app(self) -> dict[str, Any]:
+        return overlay(
+            self._skeleton("integration"),
+            {
+                "id": int(self.app_id) if self.app_id.isdigit() else 1,
+                "slug": self.app_slug,
+                "node_id": "A_" + _b64(self.app_slug),
+                "client_id": "Iv1.fake",
+                "owner": self._user("octo"),
+                "name": self.app_slug,
+                "description": "",
+                "external_url": f"{self.web_url}/apps/{self.app_slug}",
+                "html_url": f"{self.web_url}/apps/{self.app_slug}",
+                "created_at": "2020-01-01T00:00:00Z",
+                "updated_at": "2020-01-01T00:00:00Z",
+                "permissions": dict(DEFAULT_INSTALLATION_PERMISSIONS),
+                "events": ["check_run", "check_suite", "issue_comment", "pull_request", "push"],
+            },
+        )
+
+    def _repo_object(self, full_name: str, component: str = "repository") -> dict[str, Any]:
+        repo = self._repos.get(full_name)
+        owner, _, name = full_name.partition("/")
+        api = f"{self.url}/repos/{full_name}"
+        clone = f"{self.web_url}/{full_name}.git"
+        if self._git is not None:
+            with contextlib.suppress(Exception):
+                clone = self.clone_url(full_name)
+        return overlay(
+            self._skeleton(component),
+            {
+                "id": repo.id if repo else self._stable_id(full_name),
+                "node_id": "R_" + _b64(full_name),
+                "name": name,
+                "full_name": full_name,
+                "owner": self._user(owner),
+                "private": repo.private if repo else False,
+                "fork": repo is None,
+                "html_url": f"{self.web_url}/{full_name}",
+                "url": api,
+                "clone_url": clone,
+                "git_url": clone,
+                "ssh_url": f"git@fake.invalid:{full_name}.git",
+                "svn_url": f"{self.web_url}/{full_name}",
+                "default_branch": repo.default_branch if repo else "main",
+                "visibility": "private" if (repo and repo.private) else "public",
+                "pulls_url": api + "/pulls{/number}",
+                "created_at": "2020-01-01T00:00:00Z",
+                "updated_at": "2020-01-01T00:00:00Z",
+                "pushed_at": "2020-01-01T00:00:00Z",
+            },
+        )
+
+    def _render_pull(
+        self, full_name: str, number: int, component: str = "pull-request"
+    ) -> dict[str, Any]:
+        pr = self._pulls[full_name][number]
+        api = f"{self.url}/repos/{full_name}"
+        head_owner = pr["head_repo"].split("/", 1)[0]
+
+        def side(ref: str, sha: str, repo_full: str) -> dict[str, Any]:
+            owner = repo_full.split("/", 1)[0]
+            return {
+                "label": f"{owner}:{ref}",
+                "ref": ref,
+                "sha": sha,
+                "user": self._user(owner),
+                "repo": self._repo_object(repo_full),
+            }
+
+        values = {
+            "url": f"{api}/pulls/{number}",
+            "id": pr["id"],
+            "node_id": "PR_" + _b64(f"{full_name}#{number}"),
+            "html_url": f"{self.web_url}/{full_name}/pull/{number}",
+            "diff_url": f"{self.web_url}/{full_name}/pull/{number}.diff",
+            "patch_url": f"{self.web_url}/{full_name}/pull/{number}.patch",
+            "issue_url": f"{api}/issues/{number}",
+            "commits_url": f"{api}/pulls/{number}/commits",
+            "review_comments_url": f"{api}/pulls/{number}/comments",
+            "review_comment_url": f"{api}/pulls/comments{{/number}}",
+            "comments_url": f"{api}/issues/{number}/comments",
+            "statuses_url": f"{api}/statuses/{pr['head_sha']}",
+            "number": number,
+            "state": pr["state"],
+            "locked": False,
+            "title": pr["title"],
+            "body": pr["body"],
+            "user": self._user(pr["user"]),
+            "created_at": pr["created_at"],
+            "updated_at": pr["updated_at"],
+            "closed_at": pr["closed_at"],
+            "head": side(pr["head_ref"], pr["head_sha"], pr["head_repo"]),
+            "base": side(pr["base_ref"], pr["base_sha"], full_name),
+            "draft": pr["draft"],
+            "author_association": "CONTRIBUTOR"
+            if head_owner != full_name.split("/")[0]
+            else "MEMBER",
+        }
+        if component == "pull-request":
+            values.update(
+                {
+                    "merged": False,
+                    "mergeable": None,
+                    "mergeable_state": "unknown",
+                    "maintainer_can_modify": False,
+                }
+            )
+        return overlay(self._skeleton(component), values)
+
+    def _store_comment(self, full_name: str, number: int, body: str, user: str) -> dict[str, Any]:
+        now = iso(_now())
+        cid = self._next_id("comment")
+        comment = {
+            "id": cid,
+            "repo": full_name,
+            "issue_number": number,
+            "body": body,
+            "user": user,
+            "created_at": now,
+            "updated_at": now,
+        }
+        self._comments[cid] = comment
+        return comment
+
+    def _render_comment(self, c: dict[str, Any]) -> dict[str, Any]:
+        full, number, cid = c["repo"], c["issue_number"], c["id"]
+        kind = "pull" if number in self._pulls.get(full, {}) else "issues"
+        is_bot = c["user"] == self.bot_login
+        role = self._repos[full].roles.get(c["user"]) if full in self._repos else None
+        association = {"admin": "OWNER", "maintain": "MEMBER", "write": "COLLABORATOR"}.get(
+            role or "", "NONE"
+        )
+        return overlay(
+            self._skeleton("issue-comment"),
+            {
+                "id": cid,
+                "node_id": "IC_" + _b64(str(cid)),
+                "url": f"{self.url}/repos/{full}/issues/comments/{cid}",
+                "html_url": f"{self.web_url}/{full}/{kind}/{number}#issuecomment-{cid}",
+                "issue_url": f"{self.url}/repos/{full}/issues/{number}",
+                "body": c["body"],
+                "user": self._user(c["user"]),
+                "created_at": c["created_at"],
+                "updated_at": c["updated_at"],
+                "author_association": association,
+                "performed_via_github_app": self._app() if is_bot else None,
+            },
+        )
+
+    def _render_check_run(
+        self, run: dict[str, Any], *, with_annotations: bool = False
+    ) -> dict[str, Any]:
+        full = run["repo"]
+        api = f"{self.url}/repos/{full}/check-runs/{run['id']}"
+        out = overlay(
+            self._skeleton("check-run"),
+            {
+                "id": run["id"],
+                "node_id": "CR_" + _b64(str(run["id"])),
+                "head_sha": run["head_sha"],
+                "name": run["name"],
+                "external_id": run["external_id"],
+                "url": api,
+                "html_url": f"{self.web_url}/{full}/runs/{run['id']}",
+                "details_url": run["details_url"],
+                "status": run["status"],
+                "conclusion": run["conclusion"],
+                "started_at": run["started_at"],
+                "completed_at": run["completed_at"],
+                "output": {
+                    "title": run["output"].get("title"),
+                    "summary": run["output"].get("summary"),
+                    "text": run["output"].get("text"),
+                    "annotations_count": len(run["annotations"]),
+                    "annotations_url": f"{api}/annotations",
+                },
+                "check_suite": {"id": run["check_suite_id"]},
+                "app": self._app(),
+                "pull_requests": [
+                    self._minimal_pull(full, n)
+                    for n, pr in sorted(self._pulls.get(full, {}).items())
+                    if pr["head_sha"] == run["head_sha"] and pr["state"] == "open"
+                ],
+            },
+        )
+        if with_annotations:
+            out["output"]["annotations"] = copy.deepcopy(run["annotations"])
+            out["output"]["images"] = copy.deepcopy(run["output"].get("images", []))
+            out["actions"] = copy.deepcopy(run["actions"])
+        return out
+
+    def _minimal_pull(self, full_name: str, number: int) -> dict[str, Any]:
+        pr = self._pulls[full_name][number]
+
+        def side(ref: str, sha: str, repo_full: str) -> dict[str, Any]:
+            return {
+                "ref": ref,
+                "sha": sha,
+                "repo": {
+                    "id": self._repos[repo_full].id
+                    if repo_full in self._repos
+                    else self._stable_id(repo_full),
+                    "url": f"{self.url}/repos/{repo_full}",
+                    "name": repo_full.split("/", 1)[1],
+                },
+            }
+
+        return {
+            "id": pr["id"],
+            "number": number,
+            "url": f"{self.url}/repos/{full_name}/pulls/{number}",
+            "head": side(pr["head_ref"], pr["head_sha"], pr["head_repo"]),
+            "base": side(pr["base_ref"], pr["base_sha"], full_name),
+        }
+
+    # ------------------------------------------------------------------ endpoints
+    def _op_apps_get_authenticated(self, ctx: _Ctx) -> Response:
+        return Response(200, self._app())
+
+    def _op_apps_create_installation_access_token(self, ctx: _Ctx) -> Response:
+        inst = self._installations.get(int(ctx.params["installation_id"]))
+        if inst is None:
+            return _not_found()
+        body = ctx.body or {}
+        permissions = dict(inst.permissions)
+        if "permissions" in body:
+            wanted = body["permissions"]
+            if not all(_allows(inst.permissions.get(k), v) for k, v in wanted.items()):
+                return Response(
+                    422,
+                    _error("The permissions requested are not granted to this installation.", 422),
+                )
+            permissions = dict(wanted)
+        repositories: frozenset[str] | None = None
+        if "repositories" in body or "repository_ids" in body:
+            names = {
+                f"{inst.account}/{n}" if "/" not in n else n for n in body.get("repositories", [])
+            }
+            ids = set(body.get("repository_ids", []))
+            mine = {r.full_name: r for r in self._repos.values() if r.installation_id == inst.id}
+            chosen = {n for n in names if n in mine} | {n for n, r in mine.items() if r.id in ids}
+            if len(chosen) < len(names) + len(ids):
+                return Response(
+                    422,
+                    _error(
+                        "There is at least one repository that does not exist or is not "
+                        "accessible to the parent installation.",
+                        422,
+                    ),
+                )
+            repositories = frozenset(chosen)
+        token = self._mint(
+            inst, ttl=self.token_ttl, repositories=repositories, permissions=permissions
+        )
+        self._tokens_over_http += 1
+        answer: dict[str, Any] = {
+            "token": token.value,
+            "expires_at": iso(token.expires_at),
+            "permissions": permissions,
+            "repository_selection": "all" if repositories is None else "selected",
+        }
+        if repositories is not None:
+            answer["repositories"] = [self._repo_object(n) for n in sorted(repositories)]
+        return Response(201, answer)
+
+    def _op_apps_get_repo_installation(self, ctx: _Ctx) -> Response:
+        assert ctx.repo is not None
+        inst = self._installations[ctx.repo.installation_id]
+        return Response(
+            200,
+            overlay(
+                self._skeleton("installation"),
+                {
+                    "id": inst.id,
+                    "account": self._user(inst.account),
+                    "repository_selection": "all",
+                    "access_tokens_url": f"{self.url}/app/installations/{inst.id}/access_tokens",
+                    "repositories_url": f"{self.url}/installation/repositories",
+                    "html_url": f"{self.web_url}/settings/installations/{inst.id}",
+                    "app_id": int(self.app_id) if self.app_id.isdigit() else 1,
+                    "target_id": self._stable_id("user:" + inst.account),
+                    "target_type": "Organization",
+                    "permissions": dict(inst.permissions),
+                    "events": ["check_run", "issue_comment", "pull_request", "push"],
+                    "created_at": "2020-01-01T00:00:00Z",
+                    "updated_at": "2020-01-01T00:00:00Z",
+                    "app_slug": self.app_slug,
+                },
+            ),
+        )
+
+    def _op_rate_limit_get(self, ctx: _Ctx) -> Response:
+        reset = int(_now()) + 3600
+        bucket = {
+            "limit": 5000,
+            "used": self._rate_used,
+            "remaining": max(0, 5000 - self._rate_used),
+            "reset": reset,
+        }
+        body = overlay(
+            self._skeleton("rate-limit-overview"), {"resources": {"core": bucket}, "rate": bucket}
+        )
+        return Response(200, body)
+
+    def _op_repos_get(self, ctx: _Ctx) -> Response:
+        assert ctx.repo is not None
+        return Response(200, self._repo_object(ctx.repo.full_name, "full-repository"))
+
+    def _op_checks_create(self, ctx: _Ctx) -> Response:
+        assert ctx.repo is not None
+        body = ctx.body
+        full = ctx.repo.full_name
+        exists = self._commit_exists(full, body["head_sha"])
+        if exists is False:
+            message = f"No commit found for SHA: {body['head_sha']}"
+            self._validation_errors.append(f"POST {ctx.req.path}: {message}")
+            return Response(422, _error(message, 422))
+        now = iso(_now())
+        suite = self._suites.setdefault((full, body["head_sha"]), self._next_id("suite"))
+        run: dict[str, Any] = {
+            "id": self._next_id("check_run"),
+            "repo": full,
+            "head_sha": body["head_sha"],
+            "name": body["name"],
+            "external_id": body.get("external_id", ""),
+            "details_url": body.get("details_url", f"{self.web_url}/apps/{self.app_slug}"),
+            "status": body.get("status", "queued"),
+            "conclusion": None,
+            "started_at": body.get("started_at", now),
+            "completed_at": None,
+            "output": {},
+            "annotations": [],
+            "actions": [],
+            "check_suite_id": suite,
+        }
+        self._apply_check_run(run, body)
+        self._check_runs[run["id"]] = run
+        return Response(201, self._render_check_run(run))
+
+    def _apply_check_run(self, run: dict[str, Any], body: Mapping[str, Any]) -> None:
+        for key in ("name", "details_url", "external_id", "started_at", "status"):
+            if key in body:
+                run[key] = body[key]
+        if "conclusion" in body:
+            run["conclusion"] = body["conclusion"]
+            run["status"] = "completed"
+            run["completed_at"] = body.get("completed_at", iso(_now()))
+        elif run["status"] != "completed":
+            run["conclusion"] = run["completed_at"] = None
+        if "actions" in body:
+            run["actions"] = copy.deepcopy(body["actions"])
+        if "output" in body:
+            out = body["output"]
+            for key in ("title", "summary", "text"):
+                if key in out:
+                    run["output"][key] = out[key]
+            if "images" in out:
+                run["output"]["images"] = copy.deepcopy(out["images"])
+            blob = f"{self.web_url}/{run['repo']}/blob/{run['head_sha']}/"
+            for ann in out.get("annotations", []):
+                stored = {
+                    "path": ann["path"],
+                    "blob_href": blob + quote(ann["path"]),
+                    "start_line": ann["start_line"],
+                    "end_line": ann["end_line"],
+                    "start_column": ann.get("start_column"),
+                    "end_column": ann.get("end_column"),
+                    "annotation_level": ann["annotation_level"],
+                    "title": ann.get("title"),
+                    "message": ann["message"],
+                    "raw_details": ann.get("raw_details"),
+                }
+                run["annotations"].append(stored)
+
+    def _existing_run(self, ctx: _Ctx) -> dict[str, Any] | None:
+        assert ctx.repo is not None
+        run = self._check_runs.get(int(ctx.params["check_run_id"]))
+        return run if run is not None and run["repo"] == ctx.repo.full_name else None
+
+    def _op_checks_get(self, ctx: _Ctx) -> Response:
+        run = self._existing_run(ctx)
+        return _not_found() if run is None else Response(200, self._render_check_run(run))
+
+    def _op_checks_update(self, ctx: _Ctx) -> Response:
+        run = self._existing_run(ctx)
+        if run is None:
+            return _not_found()
+        self._apply_check_run(run, ctx.body or {})
+        return Response(200, self._render_check_run(run))
+
+    def _op_checks_list_annotations(self, ctx: _Ctx) -> Response:
+        run = self._existing_run(ctx)
+        if run is None:
+            return _not_found()
+        items, headers = self._page(ctx.req, copy.deepcopy(run["annotations"]))
+        return Response(200, items, headers)
+
+    def _op_checks_list_for_ref(self, ctx: _Ctx) -> Response:
+        assert ctx.repo is not None
+        full, ref, q = ctx.repo.full_name, ctx.params["ref"], ctx.req.query
+        sha = (
+            ref
+            if re.fullmatch(r"[0-9a-f]{40}", ref)
+            else self._branch_sha(full, ref.removeprefix("heads/"))
+        )
+        runs = [
+            r
+            for r in self._check_runs.values()
+            if r["repo"] == full
+            and r["head_sha"] == sha
+            and q.get("check_name", r["name"]) == r["name"]
+            and q.get("status", r["status"]) == r["status"]
+        ]
+        runs.sort(key=lambda r: -r["id"])
+        if q.get("filter", "latest") == "latest":
+            latest: dict[str, dict[str, Any]] = {}
+            for r in runs:
+                latest.setdefault(r["name"], r)
+            runs = list(latest.values())
+        items, headers = self._page(ctx.req, runs)
+        return Response(
+            200,
+            {"total_count": len(runs), "check_runs": [self._render_check_run(r) for r in items]},
+            headers,
+        )
+
+    def _op_issues_list_comments(self, ctx: _Ctx) -> Response:
+        assert ctx.repo is not None
+        full, number = ctx.repo.full_name, int(ctx.params["issue_number"])
+        if not self._issue_exists(full, number):
+            return _not_found()
+        since = ctx.req.query.get("since")
+        found = [
+            c
+            for c in self._comments.values()
+            if c["repo"] == full
+            and c["issue_number"] == number
+            and (since is None or c["updated_at"] >= since)
+        ]
+        items, headers = self._page(ctx.req, found)
+        return Response(200, [self._render_comment(c) for c in items], headers)
+
+    def _op_issues_create_comment(self, ctx: _Ctx) -> Response:
+        assert ctx.repo is not None
+        full, number = ctx.repo.full_name, int(ctx.params["issue_number"])
+        if not self._issue_exists(full, number):
+            return _not_found()
+        comment = self._store_comment(full, number, ctx.body["body"], self.bot_login)
+        return Response(
+            201,
+            self._render_comment(comment),
+            {"location": f"{self.url}/repos/{full}/issues/comments/{comment['id']}"},
+        )
+
+    def _op_issues_update_comment(self, ctx: _Ctx) -> Response:
+        assert ctx.repo is not None
+        comment = self._comments.get(int(ctx.params["comment_id"]))
+        if comment is None or comment["repo"] != ctx.repo.full_name:
+            return _not_found()
+        comment["body"] = ctx.body["body"]
+        comment["updated_at"] = iso(_now())
+        return Response(200, self._render_comment(comment))
+
+    def _op_reactions_create_for_issue_comment(self, ctx: _Ctx) -> Response:
+        assert ctx.repo is not None
+        cid = int(ctx.params["comment_id"])
+        comment = self._comments.get(cid)
+        if comment is None or comment["repo"] != ctx.repo.full_name:
+            return _not_found()
+        for existing in self._reactions:
+            if existing["comment_id"] == cid and existing["content"] == ctx.body["content"]:
+                return Response(200, self._render_reaction(existing))
+        reaction = {
+            "id": self._next_id("reaction"),
+            "comment_id": cid,
+            "content": ctx.body["content"],
+            "user": self.bot_login,
+            "created_at": iso(_now()),
+        }
+        self._reactions.append(reaction)
+        return Response(201, self._render_reaction(reaction))
+
+    def _render_reaction(self, r: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": r["id"],
+            "node_id": "REA_" + _b64(str(r["id"])),
+            "user": self._user(r["user"]),
+            "content": r["content"],
+            "created_at": r["created_at"],
+        }
+
+    def _op_pulls_list(self, ctx: _Ctx) -> Response:
+        assert ctx.repo is not None
+        full, q = ctx.repo.full_name, ctx.req.query
+        state = q.get("state", "open")
+        head = q.get("head")
+        found = []
+        for n, pr in self._pulls[full].items():
+            if state != "all" and pr["state"] != state:
+                continue
+            if "base" in q and pr["base_ref"] != q["base"]:
+                continue
+            # GitHub ignores a head filter without the "owner:" prefix (it returns everything).
+            if head and ":" in head:
+                owner, _, ref = head.partition(":")
+                if (pr["head_repo"].split("/", 1)[0], pr["head_ref"]) != (owner, ref):
+                    continue
+            found.append(n)
+        found.sort(reverse=q.get("direction", "desc") == "desc")
+        items, headers = self._page(ctx.req, found)
+        return Response(
+            200, [self._render_pull(full, n, "pull-request-simple") for n in items], headers
+        )
+
+    def _op_pulls_get(self, ctx: _Ctx) -> Response:
+        assert ctx.repo is not None
+        number = int(ctx.params["pull_number"])
+        if number not in self._pulls[ctx.repo.full_name]:
+            return _not_found()
+        return Response(200, self._render_pull(ctx.repo.full_name, number))
+
+    def _op_pulls_update(self, ctx: _Ctx) -> Response:
+        assert ctx.repo is not None
+        full, number = ctx.repo.full_name, int(ctx.params["pull_number"])
+        pr = self._pulls[full].get(number)
+        if pr is None:
+            return _not_found()
+        body = ctx.body or {}
+        for key in ("title", "body", "state"):
+            if key in body:
+                pr[key] = body[key]
+        if "base" in body:
+            pr["base_ref"] = body["base"]
+        pr["updated_at"] = iso(_now())
+        pr["closed_at"] = None if pr["state"] == "open" else pr["updated_at"]
+        return Response(200, self._render_pull(full, number))
+
+    def _op_pulls_create(self, ctx: _Ctx) -> Response:
+        assert ctx.repo is not None
+        full = ctx.repo.full_name
+        body = ctx.body
+        head = body["head"]
+        head_owner, sep, head_ref = head.partition(":")
+        if not sep:
+            head_owner, head_ref = ctx.repo.owner, head
+        head_repo = body.get("head_repo") or f"{head_owner}/{ctx.repo.name}"
+        label = f"{head_owner}:{head_ref}"
+        for pr in self._pulls[full].values():
+            if pr["state"] == "open" and (
+                pr["head_repo"].split("/")[0],
+                pr["head_ref"],
+                pr["base_ref"],
+            ) == (
+                head_owner,
+                head_ref,
+                body["base"],
+            ):
+                return _validation_failed(
+                    [
+                        {
+                            "resource": "PullRequest",
+                            "code": "custom",
+                            "message": f"A pull request already exists for {label}.",
+                        }
+                    ]
+                )
+        head_sha = self._branch_sha(head_repo, head_ref)
+        base_sha = self._branch_sha(full, body["base"])
+        for name, sha in (("head", head_sha), ("base", base_sha)):
+            if sha == "":  # the bare repository exists and has no such branch
+                return _validation_failed(
+                    [{"resource": "PullRequest", "field": name, "code": "invalid"}]
+                )
+        if head_sha and base_sha and head_sha == base_sha:
+            return _validation_failed(
+                [
+                    {
+                        "resource": "PullRequest",
+                        "code": "custom",
+                        "message": f"No commits between {body['base']} and {head_ref}",
+                    }
+                ]
+            )
+        if "issue" in body:
+            return Response(501, _error("the fake does not convert issues to pull requests"))
+        number = self._next_number(full)
+        now = iso(_now())
+        self._pulls[full][number] = {
+            "number": number,
+            "id": self._next_id("pull"),
+            "state": "open",
+            "title": body.get("title", head_ref),
+            "body": body.get("body"),
+            "user": self.bot_login,
+            "draft": body.get("draft", False),
+            "head_ref": head_ref,
+            "head_sha": head_sha or _ZERO_SHA,
+            "head_repo": head_repo,
+            "base_ref": body["base"],
+            "base_sha": base_sha or _ZERO_SHA,
+            "created_at": now,
+            "updated_at": now,
+            "closed_at": None,
+        }
+        return Response(
+            201,
+            self._render_pull(full, number),
+            {"location": f"{self.url}/repos/{full}/pulls/{number}"},
+        )
+
+    def _op_repos_list_pull_requests_associated_with_commit(self, ctx: _Ctx) -> Response:
+        assert ctx.repo is not None
+        full, sha = ctx.repo.full_name, ctx.params["commit_sha"]
+        found = sorted(
+            (n for n, pr in self._pulls[full].items() if pr["head_sha"] == sha), reverse=True
+        )
+        items, headers = self._page(ctx.req, found)
+        return Response(
+            200, [self._render_pull(full, n, "pull-request-simple") for n in items], headers
+        )
+
+    def _op_repos_get_collaborator_permission_level(self, ctx: _Ctx) -> Response:
+        assert ctx.repo is not None
+        user = ctx.params["username"]
+        role = ctx.repo.roles.get(user, "none" if ctx.repo.private else "read")
+        return Response(
+            200,
+            {
+                "permission": _LEGACY_PERMISSION[role],
+                "role_name": role,
+                "user": overlay(
+                    self._user(user),
+                    {"permissions": _permission_flags(role), "role_name": role},
+                ),
+            },
+        )
+
+
+@dataclass
+class _Auth:
+    kind: str  # "app" or "installation"
+    token: Token | None
+
+
+@dataclass
+class _Ctx:
+    req: Request
+    op: Operation
+    params: dict[str, str]
+    body: Any
+    repo: Repo | None
+    auth: _Auth
+
+
+_INVALID = object()
+
+
+def _parse_json(raw: bytes) -> tuple[Any, bool]:
+    if not raw.strip():
+        return None, False
+    try:
+        return json.loads(raw), True
+    except ValueError:
+        return _INVALID, True
+
+
+def _git(*args: str) -> str:
+    env = {
+        **os.environ,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_TERMINAL_PROMPT": "0",
+    }
+    proc = subprocess.run(["git", *args], capture_output=True, text=True, env=env, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)}: {proc.stderr.strip()}")
+    return proc.stdout.strip()
+
+
+def _split_auth(value: str | None) -> tuple[str | None, str | None]:
+    if value is None:
+        return None, None
+    scheme, _, credential = value.strip().partition(" ")
+    credential = credential.strip()
+    if not credential:
+        return None, scheme or None
+    return scheme, credential
+
+
+def _redacted(headers: Mapping[str, str]) -> dict[str, str]:
+    out = dict(headers)
+    if "authorization" in out:
+        scheme = out["authorization"].strip().partition(" ")[0]
+        out["authorization"] = f"{scheme} <redacted>"
+    return out
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode().rstrip("=")
+
+
+def _join(problems: list[Problem]) -> str:
+    return "; ".join(p.message for p in problems)
+
+
+def _resource(op: Operation) -> str:
+    group = op.operation_id.split("/", 1)[0]
+    return {"checks": "CheckRun", "pulls": "PullRequest", "issues": "IssueComment"}.get(
+        group, "Resource"
+    )
+
+
+def _handler_name(op: Operation) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", op.operation_id.lower()).strip("_")
+
+
+def _allows(have: str | None, need: str) -> bool:
+    order = {None: 0, "read": 1, "write": 2, "admin": 3}
+    return order.get(have, 0) >= order.get(need, 3)
+
+
+def _required_permission(op: Operation) -> tuple[tuple[str, ...], str] | None:
+    """Which installation permission an operation needs: (any of these, at least level)."""
+    write = op.method != "GET"
+    level = "write" if write else "read"
+    t = op.template
+    if "/check-runs" in t or "/check-suites" in t:
+        return ("checks",), level
+    if "/issues/" in t:
+        return ("issues", "pull_requests"), level
+    if "/pulls" in t or t.endswith("/commits/{commit_sha}/pulls"):
+        return ("pull_requests",), level
+    if "/contents/" in t or "/git/" in t:
+        return ("contents",), level
+    if "/statuses/" in t:
+        return ("statuses",), level
+    return ("metadata",), "read"
+
+
+def _permission_flags(role: str) -> dict[str, bool]:
+    rank = {"none": 0, "read": 1, "triage": 2, "write": 3, "maintain": 4, "admin": 5}[role]
+    return {
+        "pull": rank >= 1,
+        "triage": rank >= 2,
+        "push": rank >= 3,
+        "maintain": rank >= 4,
+        "admin": rank >= 5,
+    }

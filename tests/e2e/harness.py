@@ -1,0 +1,221 @@
+"""The bot as it runs in production, for end-to-end tests: ``ichor-bot serve`` (uvicorn) and
+``ichor-bot worker`` processes on real Redis, talking to a fake forge over real HTTP.
+
+Every git process the worker starts goes through a shim that records its argv, so a test can
+prove what reached a command line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+import redis
+
+from bot.replay import signed_headers
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+SECRET = "e2e-webhook-secret"
+REDIS_URL = "redis://127.0.0.1:6379/0"
+PR_FIXTURE = ROOT / "fixtures/webhooks/github/pull_request__synchronize.json"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _git_shim(directory: Path, log: Path) -> Path:
+    """A ``git`` that appends its argv (NUL-separated, one record per line) to ``log``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    real = shutil.which("git")
+    assert real is not None
+    shim = directory / "git"
+    shim.write_text(
+        "#!/bin/sh\n"
+        f"printf '%s\\0' \"$@\" >> '{log}'\n"
+        f"printf '\\n' >> '{log}'\n"
+        f"exec '{real}' \"$@\"\n"
+    )
+    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    return directory
+
+
+class Bot:
+    """One web process (started once) and worker runs on demand, all on one RQ queue."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.queue = f"e2e-{uuid.uuid4().hex[:10]}"
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.deliveries: list[str] = []
+        self.redis = redis.Redis.from_url(REDIS_URL)
+        self._web: subprocess.Popen[bytes] | None = None
+        self.web_log = workdir / "web.log"
+
+    def _env(self, extra: Mapping[str, str]) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ICHOR_")}
+        env.update(
+            ICHOR_REDIS_URL=REDIS_URL,
+            ICHOR_QUEUE_NAME=self.queue,
+            ICHOR_GITHUB_WEBHOOK_SECRET=SECRET,
+            PYTHONUNBUFFERED="1",
+        )
+        env.update(extra)
+        return env
+
+    def start(self) -> None:
+        env = self._env({"ICHOR_DATA_DIR": str(self.workdir / "web-data")})
+        with self.web_log.open("wb") as log:
+            self._web = subprocess.Popen(
+                [str(BIN / "ichor-bot"), "serve", "--port", str(self.port)],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
+                    return
+            if self._web.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise RuntimeError(f"ichor-bot serve did not start: {self.web_log.read_text()[-2000:]}")
+
+    def stop(self) -> None:
+        if self._web is not None:
+            self._web.terminate()
+            try:
+                self._web.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._web.kill()
+                self._web.wait()
+        self._cleanup_redis()
+        self.redis.close()
+
+    def _cleanup_redis(self) -> None:
+        keys = list(self.redis.scan_iter(f"rq:*{self.queue}*", count=1000))
+        for delivery in self.deliveries:
+            keys += [f"ichor:delivery:github-{delivery}", f"rq:job:github-{delivery}"]
+            keys += list(self.redis.scan_iter(f"rq:results:github-{delivery}*"))
+        keys += list(self.redis.scan_iter("ichor:heads:github:e2e-*", count=1000))
+        if keys:
+            self.redis.delete(*keys)
+        self.redis.srem("rq:queues", f"rq:queue:{self.queue}")
+
+    def post(self, event: str, payload: Mapping[str, Any], delivery: str | None = None) -> int:
+        delivery = delivery or str(uuid.uuid4())
+        self.deliveries.append(delivery)
+        body = json.dumps(payload).encode()
+        headers = signed_headers("github", body, event, SECRET, delivery)
+        response = httpx.post(f"{self.url}/webhooks/github", content=body, headers=headers)
+        return response.status_code
+
+    def run_worker(
+        self, forge_env: Mapping[str, str], data_dir: Path, *, timeout: float = 120
+    ) -> WorkerRun:
+        """A real ``ichor-bot worker --burst``: runs what is queued, then exits."""
+        log = data_dir.parent / f"worker-{uuid.uuid4().hex[:6]}.log"
+        argv_log = data_dir.parent / "git-argv.log"
+        shim = _git_shim(data_dir.parent / "shim", argv_log)
+        env = self._env({**forge_env, "ICHOR_DATA_DIR": str(data_dir)})
+        env["PATH"] = f"{shim}{os.pathsep}{env.get('PATH', '')}"
+        started = time.monotonic()
+        with log.open("wb") as out:
+            proc = subprocess.run(
+                [str(BIN / "ichor-bot"), "worker", "--burst"],
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                timeout=timeout,
+                check=False,
+            )
+        return WorkerRun(proc.returncode, log.read_text(), argv_log, time.monotonic() - started)
+
+
+class WorkerRun:
+    def __init__(self, code: int, log: str, argv_log: Path, seconds: float) -> None:
+        self.code = code
+        self.log = log
+        self.argv_log = argv_log
+        self.seconds = seconds
+
+    def git_argvs(self) -> list[list[str]]:
+        if not self.argv_log.exists():
+            return []
+        records = self.argv_log.read_bytes().split(b"\n")
+        return [[a.decode(errors="replace") for a in r.split(b"\0") if a] for r in records if r]
+
+
+def pull_request_payload(
+    *,
+    full_name: str,
+    clone_url: str,
+    number: int,
+    head_sha: str,
+    base_sha: str,
+    base_ref: str = "main",
+    head_ref: str = "feature",
+    fork: str | None = None,
+    installation_id: int = 42,
+    action: str = "synchronize",
+) -> dict[str, Any]:
+    """A recorded GitHub ``pull_request`` delivery, pointed at a repository of the fake."""
+    payload: dict[str, Any] = copy.deepcopy(json.loads(PR_FIXTURE.read_text()))
+    owner, name = full_name.split("/")
+    web = clone_url.removesuffix(".git")
+    payload["action"] = action
+    payload["number"] = number
+    payload["installation"] = {"id": installation_id}
+    repo = payload["repository"]
+    repo.update(full_name=full_name, name=name, clone_url=clone_url, html_url=web)
+    repo["owner"]["login"] = owner
+    pr = payload["pull_request"]
+    pr["number"] = number
+    pr["draft"] = False
+    pr["base"].update(sha=base_sha, ref=base_ref, label=f"{owner}:{base_ref}")
+    pr["base"]["repo"] = copy.deepcopy(repo)
+    head_repo = copy.deepcopy(repo)
+    if fork is not None:
+        fork_owner, fork_name = fork.split("/")
+        # A fork lives elsewhere; the bot must never contact it.
+        head_repo.update(
+            full_name=fork,
+            name=fork_name,
+            id=990001,
+            clone_url=f"https://forks.invalid/{fork}.git",
+            html_url=f"https://forks.invalid/{fork}",
+            fork=True,
+        )
+        head_repo["owner"]["login"] = fork_owner
+    pr["head"].update(sha=head_sha, ref=head_ref, label=f"{head_repo['owner']['login']}:{head_ref}")
+    pr["head"]["repo"] = head_repo
+    return payload
+
+
+@contextlib.contextmanager
+def running_bot(workdir: Path) -> Iterator[Bot]:
+    bot = Bot(workdir)
+    bot.start()
+    try:
+        yield bot
+    finally:
+        bot.stop()

@@ -30,6 +30,14 @@ class Settings(BaseSettings):
     github_url: str = "https://github.com"
     # Also keep one summary comment on each PR (the check run carries the result already).
     github_summary_comment: bool = False
+    # GitLab (python-gitlab) and Gitea/Forgejo: base URL and an API token.
+    gitlab_url: str = "https://gitlab.com"
+    gitlab_token: str | None = Field(default=None, repr=False)
+    gitea_url: str | None = None
+    gitea_token: str | None = Field(default=None, repr=False)
+    # Line comments on the lines a change touches (all forges); at most this many new per push.
+    line_comments: bool = True
+    line_comment_limit: int = 30
     # Repositories on disk served by the `local` forge (no network): a delivery whose repository
     # is <local_repos>/<owner>/<name> is checked there and its result kept under data_dir.
     local_repos: Path | None = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Literal, Protocol
 
 AnnotationLevel = Literal["notice", "warning", "failure"]
@@ -88,6 +89,49 @@ class CheckHandle:
 
 
 @dataclass(frozen=True, slots=True)
+class LineFinding:
+    """A finding to show as a line comment on a change request.
+
+    ``fingerprint`` is stable across pushes (issue code, path and object identity), so the same
+    finding is never commented twice; adapters carry it in a hidden marker
+    (:func:`finding_marker`) and read it back from the comments they list.
+    """
+
+    fingerprint: str
+    path: str
+    line: int  # in the head version of the file, 1-based, on a line the change touches
+    body: str  # markdown, without the marker
+
+
+@dataclass(frozen=True, slots=True)
+class LineCommentSync:
+    """What syncing line comments did: new comments, fixed ones resolved or marked outdated,
+    ones already there, and findings left for the summary because of the per-push limit."""
+
+    posted: int = 0
+    resolved: int = 0
+    unchanged: int = 0
+    over_limit: int = 0
+
+
+FINDING_MARKER_PREFIX = "<!-- ichor:finding "
+
+
+def finding_marker(fingerprint: str) -> str:
+    return f"{FINDING_MARKER_PREFIX}{fingerprint} -->"
+
+
+def marker_fingerprint(body: str) -> str | None:
+    """The fingerprint in a comment body written by :func:`finding_marker`, if any."""
+    start = body.find(FINDING_MARKER_PREFIX)
+    if start < 0:
+        return None
+    rest = body[start + len(FINDING_MARKER_PREFIX) :]
+    fingerprint, sep, _ = rest.partition(" -->")
+    return fingerprint if sep and fingerprint.isalnum() else None
+
+
+@dataclass(frozen=True, slots=True)
 class PullRequestRef:
     number: int
     url: str
@@ -115,8 +159,23 @@ class Forge(Protocol):
         """Finish a started check with its verdict (or ``Conclusion.ERROR`` and why)."""
         ...
 
-    async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> None:
-        """Create the one summary comment on a PR/MR, or edit it in place."""
+    async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str | None:
+        """Create the one summary comment on a PR/MR, or edit it in place; returns its URL."""
+        ...
+
+    async def sync_line_comments(
+        self,
+        repo: RepoHandle,
+        number: int,
+        *,
+        head_sha: str,
+        base_sha: str,
+        findings: Sequence[LineFinding],
+        limit: int,
+    ) -> LineCommentSync:
+        """Comment each finding not commented before (by fingerprint, across pushes), at most
+        ``limit`` new comments; resolve, or mark outdated, the bot's comments whose finding is
+        gone. Never delete a comment, and never touch comments written by people."""
         ...
 
     async def permission(self, repo: RepoHandle, user: str) -> Permission: ...

@@ -14,6 +14,7 @@ import re
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,8 @@ from bot.forges.base import (
     CheckHandle,
     CheckOutput,
     GitCredentials,
+    LineCommentSync,
+    LineFinding,
     Permission,
     PullRequestRef,
     RepoHandle,
@@ -110,10 +113,49 @@ class LocalForge:
             with (self.root / RESULTS_FILE).open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps(line, sort_keys=True) + "\n")
 
-    async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> None:
+    async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str | None:
         path = self.root / "comments" / self._key(repo) / f"{number}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(body, encoding="utf-8")
+        return path.resolve().as_uri()
+
+    async def sync_line_comments(
+        self,
+        repo: RepoHandle,
+        number: int,
+        *,
+        head_sha: str,
+        base_sha: str,
+        findings: Sequence[LineFinding],
+        limit: int,
+    ) -> LineCommentSync:
+        """Line comments kept as JSON: ``{fingerprint: {path, line, body, resolved}}``."""
+        path = self.root / "line-comments" / self._key(repo) / f"{number}.json"
+        with self._lock:
+            comments: dict[str, dict[str, Any]] = self._read(path, {})
+            wanted = {f.fingerprint: f for f in findings}
+            resolved = 0
+            for fingerprint, comment in comments.items():
+                gone = fingerprint not in wanted
+                if gone and not comment["resolved"]:
+                    resolved += 1
+                comment["resolved"] = gone
+            new = [f for f in findings if f.fingerprint not in comments]
+            for finding in new[:limit]:
+                comments[finding.fingerprint] = {
+                    "path": finding.path,
+                    "line": finding.line,
+                    "body": finding.body,
+                    "head_sha": head_sha,
+                    "resolved": False,
+                }
+            self._write(path, comments)
+        return LineCommentSync(
+            posted=min(len(new), limit),
+            resolved=resolved,
+            unchanged=len(findings) - len(new),
+            over_limit=max(0, len(new) - limit),
+        )
 
     async def permission(self, repo: RepoHandle, user: str) -> Permission:
         # One person drives a local forge: its operator.

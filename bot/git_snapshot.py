@@ -40,6 +40,8 @@ _FULL_OID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
 # Requests per round trip to cat-file: the requests of one chunk fit the 64 KiB pipe buffer,
 # so writing them never waits on git, which may itself be waiting for us to read its answers.
 _CHUNK = 400
+# A unified diff hunk header: the new side's start and length.
+_HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 
 
 def git_environment() -> dict[str, str]:
@@ -117,6 +119,20 @@ class GitRepository:
         args = ("-r", "-z", "--name-only", "--no-renames", "--end-of-options", base, head)
         proc = self._run("diff-tree", *args)
         return [decode_path(p) for p in proc.stdout.split(b"\0") if p]
+
+    def touched_lines(self, base: str, head: str, path: str) -> frozenset[int]:
+        """Lines of ``path`` at ``head`` that the change from ``base`` adds or modifies.
+
+        One file per call, so no diff header (where git quotes odd names) needs parsing; no
+        external diff or textconv driver runs.
+        """
+        args = ("-U0", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames")
+        proc = self._run("--literal-pathspecs", "diff", *args, base, head, "--", path)
+        lines: set[int] = set()
+        for hunk in _HUNK.finditer(proc.stdout):
+            start, count = int(hunk[1]), int(hunk[2] or 1)
+            lines.update(range(start, start + count))
+        return frozenset(lines)
 
     def snapshot(self, rev: str, paths: Sequence[str] | None = None) -> Snapshot:
         """The tree at ``rev``; with ``paths``, only the entries at or under those repo-relative

@@ -21,7 +21,7 @@ from bot.content.cache import DirectoryFactsCache, FactsCache, LayeredFactsCache
 from bot.errors import PermanentForgeError
 from bot.forges.base import Forge, RepoHandle
 from bot.forges.local import LocalForge, repository_path
-from bot.queueing.base import HeadRegistry
+from bot.queueing.base import PullState
 from bot.settings import Settings, load_settings
 
 T = TypeVar("T")
@@ -31,7 +31,7 @@ OpenTree = Callable[[RepoHandle], AbstractContextManager[TreeSource]]
 @dataclass
 class WorkerContext:
     settings: Settings
-    heads: HeadRegistry | None
+    pulls: PullState | None
     cache: FactsCache
     _stores: dict[str, Any] = field(default_factory=dict)
     _local: threading.local = field(default_factory=threading.local)
@@ -91,39 +91,39 @@ _CONTEXT: WorkerContext | None = None
 _CONTEXT_LOCK = threading.Lock()
 
 
-def configure(settings: Settings, heads: HeadRegistry | None) -> WorkerContext:
+def configure(settings: Settings, pulls: PullState | None) -> WorkerContext:
     global _CONTEXT
     cache = LayeredFactsCache(MemoryFactsCache(), DirectoryFactsCache(settings.data_dir / "facts"))
     with _CONTEXT_LOCK:
-        _CONTEXT = WorkerContext(settings, heads, cache)
+        _CONTEXT = WorkerContext(settings, pulls, cache)
         return _CONTEXT
 
 
 def current() -> WorkerContext:
     """The configured context; a job started by a plain ``rq worker`` configures one from the
-    environment, with the heads registry on the job's own Redis connection."""
+    environment, with pull request state on the job's own Redis connection."""
     with _CONTEXT_LOCK:
         context = _CONTEXT
     if context is not None:
         return context
     settings = load_settings()
-    heads: HeadRegistry | None = None
+    pulls: PullState | None = None
     with contextlib.suppress(Exception):
         from rq import get_current_job
 
         from bot.queueing.redis_queue import RedisDeliveryQueue
 
         if get_current_job() is not None and settings.redis_url:
-            heads = RedisDeliveryQueue(settings.redis_url, settings.queue_name)
-    return configure(settings, heads)
+            pulls = RedisDeliveryQueue(settings.redis_url, settings.queue_name)
+    return configure(settings, pulls)
 
 
 @contextlib.contextmanager
-def configured(settings: Settings, heads: HeadRegistry | None) -> Iterator[WorkerContext]:
+def configured(settings: Settings, pulls: PullState | None) -> Iterator[WorkerContext]:
     """For tests: a context for the duration of a block."""
     global _CONTEXT
     previous = _CONTEXT
     try:
-        yield configure(settings, heads)
+        yield configure(settings, pulls)
     finally:
         _CONTEXT = previous

@@ -79,13 +79,18 @@ async def _check(
                 compare_with_parent=False,
             )
             break
+    settings = context.settings
     services = CheckServices(
         forge,
         open_tree,
-        heads=context.heads,
+        heads=context.pulls,
         cache=context.cache,
-        summary_comment=context.settings.github_summary_comment,
-        details_url=context.settings.public_url,
+        # The check run carries GitHub's result; elsewhere the summary comment is the result.
+        summary_comment=settings.github_summary_comment if forge.name == "github" else True,
+        details_url=settings.public_url,
+        line_comments=settings.line_comments,
+        line_comment_limit=settings.line_comment_limit,
+        memory=context.pulls,
     )
     return await run_check(request, services)
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from bot.checks.compare import CheckComparison, compare_reports, touched_targets
-from bot.checks.render import check_output, error_output, summary_comment
+from bot.checks.publish import Publication, PullMemory, publish
+from bot.checks.render import error_output
 from bot.config import ConfigResult, load_config
 from bot.content.cache import FactsCache
 from bot.errors import ForgeError, IchorError, TransientForgeError
@@ -112,6 +113,9 @@ class CheckServices:
     cache: FactsCache | None = None
     summary_comment: bool = False
     details_url: str | None = None
+    line_comments: bool = True
+    line_comment_limit: int = 30
+    memory: PullMemory | None = None
     clock: Callable[[], float] = field(default=time.monotonic)
 
 
@@ -146,16 +150,24 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
                 request.repo, request.head_sha, external_id=request.external_id
             )
             comparison = _compare(tree, credentials, request, config, services.cache)
-        output = check_output(comparison, details_url=services.details_url)
+            touched_lines = _touched_lines(tree, comparison, services.line_comments)
         if _superseded(request, services.heads):
             # Started but no longer the newest: end it without a verdict rather than leave
             # it running; the newer head gets its own check.
             await forge.complete_check(request.repo, check, _superseded_output(request.head_sha))
             return CheckResult(CheckStatus.SUPERSEDED, check_id=check.id)
-        await forge.complete_check(request.repo, check, output)
-        if services.summary_comment and request.number is not None:
-            body = summary_comment(comparison, details_url=services.details_url)
-            await forge.upsert_summary_comment(request.repo, request.number, body)
+        publication = Publication(
+            request.repo,
+            check,
+            request.number,
+            request.pull,
+            comparison.base_sha,
+            services.summary_comment,
+            services.line_comments,
+            services.line_comment_limit,
+            services.details_url,
+        )
+        output = await publish(forge, publication, comparison, touched_lines, services.memory)
     except Exception as exc:
         reason = _reason(exc)
         log.error(
@@ -177,6 +189,23 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
         check.id,
         services.clock() - started,
     )
+
+
+# Line comments need per-file diffs: bounded, so a change with thousands of issues stays fast.
+_MAX_DIFFED_FILES = 200
+
+
+def _touched_lines(
+    tree: TreeSource, comparison: CheckComparison, wanted: bool
+) -> dict[str, frozenset[int]]:
+    """Touched lines of the changed files that carry a new issue (what line comments need)."""
+    if not wanted or comparison.base_sha is None:
+        return {}
+    paths = sorted(
+        {i.path for t in comparison.targets for i in t.new_issues} & comparison.changed_paths
+    )[:_MAX_DIFFED_FILES]
+    repository = tree.repository()
+    return {p: repository.touched_lines(comparison.base_sha, comparison.head_sha, p) for p in paths}
 
 
 def _reason(exc: BaseException) -> str:

@@ -125,6 +125,11 @@ def _code(path: str) -> str:
     return f"<code>{_escape(shown, code=True)}</code>"
 
 
+# The same escaping for other builders of forge text (line comments).
+inline_text = _md
+inline_path = _code
+
+
 def _sha(sha: str) -> str:
     return _code(sha[:_SHORT_SHA])
 

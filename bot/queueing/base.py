@@ -74,6 +74,15 @@ class HeadRegistry(Protocol):
     def latest_head(self, pull: str) -> str | None: ...
 
 
+class PullState(HeadRegistry, Protocol):
+    """What jobs remember per pull request: its newest head, and whether the bot ever left
+    line comments on it."""
+
+    def has_line_comments(self, pull: str) -> bool: ...
+
+    def remember_line_comments(self, pull: str) -> None: ...
+
+
 class QueueUnavailableError(Exception):
     """The queue's backing store cannot be reached right now (the spool takes over)."""
 
@@ -96,6 +105,12 @@ class DeliveryQueue(Protocol):
     def latest_head(self, pull: str) -> str | None:
         """See :class:`HeadRegistry`."""
         ...
+
+    def has_line_comments(self, pull: str) -> bool:
+        """Whether the bot ever left line comments on this pull request."""
+        ...
+
+    def remember_line_comments(self, pull: str) -> None: ...
 
     def depth(self) -> int: ...
 

@@ -29,7 +29,8 @@ class InProcessDeliveryQueue:
     def __init__(self) -> None:
         self._states: dict[str, str] = {}
         self._results: dict[str, Any] = {}
-        self._heads: dict[str, list[str]] = {}  # pull key -> heads in the order they arrived
+        self._heads: dict[str, list[str]] = {}
+        self._commented: set[str] = set()  # pull key -> heads in the order they arrived
         self._lock = threading.Lock()
         self._pending: queue.Queue[QueuedDelivery | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="ichor-jobs", daemon=True)
@@ -76,6 +77,14 @@ class InProcessDeliveryQueue:
     def job_state(self, job_id: str) -> str | None:
         with self._lock:
             return self._states.get(job_id)
+
+    def has_line_comments(self, pull: str) -> bool:
+        with self._lock:
+            return pull in self._commented
+
+    def remember_line_comments(self, pull: str) -> None:
+        with self._lock:
+            self._commented.add(pull)
 
     def latest_head(self, pull: str) -> str | None:
         with self._lock:

@@ -115,6 +115,8 @@ def head_key(pull: str) -> str:
 
 
 HEAD_SEQUENCE_KEY = "ichor:heads-sequence"
+# Long enough for any pull request's life; forgetting only costs one listing of comments.
+LINE_COMMENT_MEMORY_SECONDS = 180 * 24 * 3600
 _NO_HEAD = "ichor:heads:-"  # a placeholder key, never written
 
 
@@ -205,6 +207,12 @@ class RedisDeliveryQueue:
             return Job.fetch(job_id, connection=self.redis).return_value()
         except Exception:  # gone, expired, unreadable or Redis down: nothing to show
             return None
+
+    def has_line_comments(self, pull: str) -> bool:
+        return bool(self.redis.exists(f"ichor:line-comments:{pull}"))
+
+    def remember_line_comments(self, pull: str) -> None:
+        self.redis.set(f"ichor:line-comments:{pull}", "1", ex=LINE_COMMENT_MEMORY_SECONDS)
 
     def latest_head(self, pull: str) -> str | None:
         newest = self.redis.zrevrange(head_key(pull), 0, 0)

@@ -38,8 +38,16 @@ class Heads:
     def __init__(self) -> None:
         self.latest: dict[str, str] = {}
 
+        self.commented: set[str] = set()
+
     def latest_head(self, pull: str) -> str | None:
         return self.latest.get(pull)
+
+    def has_line_comments(self, pull: str) -> bool:
+        return pull in self.commented
+
+    def remember_line_comments(self, pull: str) -> None:
+        self.commented.add(pull)
 
 
 @pytest.fixture
@@ -182,3 +190,42 @@ def test_config_change_in_pull_request_is_validated_but_base_config_applies(
     assert check["conclusion"] == "failure"
     record = check_file(tmp_path, head)
     assert "bogus" in record["summary"]
+
+
+def line_comments(tmp_path: Path, number: int = 7) -> dict[str, Any]:
+    path = tmp_path / "data" / "local" / "line-comments" / "acme_gitops" / f"{number}.json"
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def test_three_pushes_leave_one_summary_and_no_duplicate_line_comments(
+    tmp_path: Path, repo: WorkRepo
+) -> None:
+    base = base_commit(repo)
+    first = repo.commit(
+        {"clusters/prod/notes.txt": "todo\n", "clusters/prod/v1/secrets/web/db.yaml": SECRET}
+    )
+    second = repo.commit({"clusters/prod/notes.txt": None, "clusters/prod/more.txt": "x\n"})
+    third = repo.commit(
+        {"clusters/prod/more.txt": None, "clusters/prod/v1/secrets/web/db.yaml": None}
+    )
+    heads = Heads()
+    with configured(settings(tmp_path), heads):
+        for n, head in enumerate((first, second, third)):
+            heads.latest[pull_key("github", NAME, 7)] = head
+            handle_delivery("github", f"push-{n}", pull(head, base))
+            comments = line_comments(tmp_path)
+            if n == 0:
+                assert sorted(c["path"] for c in comments.values()) == [
+                    "clusters/prod/notes.txt",
+                    "clusters/prod/v1/secrets/web/db.yaml",
+                ]
+    # Every finding was commented once; the fixed ones are resolved, none deleted.
+    assert sorted((c["path"], c["resolved"]) for c in comments.values()) == [
+        ("clusters/prod/more.txt", True),
+        ("clusters/prod/notes.txt", True),
+        ("clusters/prod/v1/secrets/web/db.yaml", True),
+    ]
+    summaries = list((tmp_path / "data" / "local" / "comments" / "acme_gitops").iterdir())
+    assert [p.name for p in summaries] == ["7.md"]
+    assert "All clear" in summaries[0].read_text()

@@ -1,0 +1,97 @@
+"""Post a finished comparison: the summary comment, the check's verdict, the line comments.
+
+The summary comment goes first where there is one, so the commit status can link to it; line
+comments last, so a failure there never costs the verdict.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.checks.compare import CheckComparison
+from bot.checks.findings import line_findings
+from bot.checks.render import check_output, summary_comment
+from bot.errors import ForgeError
+from bot.forges.base import CheckHandle, CheckOutput, Forge, LineCommentSync, RepoHandle
+
+log = logging.getLogger("ichor.check")
+
+
+class PullMemory(Protocol):
+    """Whether the bot ever left line comments on a pull request: when it has not and there
+    is nothing to comment, syncing (listing every comment) is skipped."""
+
+    def has_line_comments(self, pull: str) -> bool: ...
+
+    def remember_line_comments(self, pull: str) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Publication:
+    repo: RepoHandle
+    check: CheckHandle
+    number: int | None
+    pull: str | None
+    base_sha: str | None
+    summary_comment: bool
+    line_comments: bool
+    line_comment_limit: int
+    details_url: str | None
+
+
+async def publish(
+    forge: Forge,
+    target: Publication,
+    comparison: CheckComparison,
+    touched_lines: Mapping[str, frozenset[int]],
+    memory: PullMemory | None,
+) -> CheckOutput:
+    details_url = target.details_url
+    if target.summary_comment and target.number is not None:
+        body = summary_comment(comparison, details_url=target.details_url)
+        details_url = (
+            await forge.upsert_summary_comment(target.repo, target.number, body) or details_url
+        )
+    output = check_output(comparison, details_url=details_url)
+    await forge.complete_check(target.repo, target.check, output)
+    if target.line_comments and target.number is not None and target.base_sha is not None:
+        await _line_comments(forge, target, comparison, touched_lines, memory)
+    return output
+
+
+async def _line_comments(
+    forge: Forge,
+    target: Publication,
+    comparison: CheckComparison,
+    touched_lines: Mapping[str, frozenset[int]],
+    memory: PullMemory | None,
+) -> LineCommentSync | None:
+    assert target.number is not None and target.base_sha is not None
+    findings = line_findings(comparison, touched_lines)
+    pull = target.pull
+    if (
+        not findings
+        and memory is not None
+        and pull is not None
+        and not memory.has_line_comments(pull)
+    ):
+        return None  # nothing to post and nothing of ours to resolve
+    try:
+        result = await forge.sync_line_comments(
+            target.repo,
+            target.number,
+            head_sha=comparison.head_sha,
+            base_sha=target.base_sha,
+            findings=findings,
+            limit=target.line_comment_limit,
+        )
+    except ForgeError as exc:
+        # The verdict is posted already; line comments are a convenience on top of it.
+        log.warning("line comments on %s#%s failed: %s", target.repo.full_name, target.number, exc)
+        return None
+    if result.posted and memory is not None and pull is not None:
+        memory.remember_line_comments(pull)
+    return result

@@ -61,6 +61,7 @@ test: lint types pytest
 bench: $(STAMP)
 	$(BIN)/python bench/bench_gate.py
 	$(BIN)/python bench/bench_ingress.py
+	$(BIN)/python bench/bench_check.py
 
 clean:
 	rm -rf $(VENV) $(DEMO)/repo .pytest_cache .mypy_cache .ruff_cache

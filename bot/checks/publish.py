@@ -92,6 +92,9 @@ async def _line_comments(
         # The verdict is posted already; line comments are a convenience on top of it.
         log.warning("line comments on %s#%s failed: %s", target.repo.full_name, target.number, exc)
         return None
+    except Exception:  # a bug here must not turn a posted verdict into an error
+        log.exception("line comments on %s#%s failed", target.repo.full_name, target.number)
+        return None
     if result.posted and memory is not None and pull is not None:
         memory.remember_line_comments(pull)
     return result

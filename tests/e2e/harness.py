@@ -76,6 +76,8 @@ class Bot:
             ICHOR_REDIS_URL=REDIS_URL,
             ICHOR_QUEUE_NAME=self.queue,
             ICHOR_GITHUB_WEBHOOK_SECRET=SECRET,
+            ICHOR_GITLAB_WEBHOOK_SECRET=SECRET,
+            ICHOR_GITEA_WEBHOOK_SECRET=SECRET,
             PYTHONUNBUFFERED="1",
         )
         env.update(extra)
@@ -113,20 +115,30 @@ class Bot:
 
     def _cleanup_redis(self) -> None:
         keys = list(self.redis.scan_iter(f"rq:*{self.queue}*", count=1000))
-        for delivery in self.deliveries:
-            keys += [f"ichor:delivery:github-{delivery}", f"rq:job:github-{delivery}"]
-            keys += list(self.redis.scan_iter(f"rq:results:github-{delivery}*"))
-        keys += list(self.redis.scan_iter("ichor:heads:github:e2e-*", count=1000))
+        for job in self.deliveries:
+            keys += [f"ichor:delivery:{job}", f"rq:job:{job}"]
+            keys += list(self.redis.scan_iter(f"rq:results:{job}*"))
+        for pattern in ("ichor:heads:*:e2e-*", "ichor:line-comments:*:e2e-*"):
+            keys += list(self.redis.scan_iter(pattern, count=1000))
         if keys:
             self.redis.delete(*keys)
         self.redis.srem("rq:queues", f"rq:queue:{self.queue}")
 
-    def post(self, event: str, payload: Mapping[str, Any], delivery: str | None = None) -> int:
+    def post(
+        self,
+        event: str,
+        payload: Mapping[str, Any],
+        delivery: str | None = None,
+        *,
+        forge: str = "github",
+    ) -> int:
+        """Sign and post a delivery the way ``forge`` would (github, gitlab, gitea, forgejo)."""
         delivery = delivery or str(uuid.uuid4())
-        self.deliveries.append(delivery)
+        route = "gitea" if forge == "forgejo" else forge
+        self.deliveries.append(f"{route}-{delivery}")
         body = json.dumps(payload).encode()
-        headers = signed_headers("github", body, event, SECRET, delivery)
-        response = httpx.post(f"{self.url}/webhooks/github", content=body, headers=headers)
+        headers = signed_headers(forge, body, event, SECRET, delivery)
+        response = httpx.post(f"{self.url}/webhooks/{route}", content=body, headers=headers)
         return response.status_code
 
     def run_worker(

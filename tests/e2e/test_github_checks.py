@@ -132,7 +132,7 @@ def test_a_clean_pull_request_succeeds_in_three_calls(scenario: Scenario) -> Non
     run = scenario.only_check_run()
     assert (run["name"], run["head_sha"], run["status"]) == ("ichor/acceptance", head, "completed")
     assert run["conclusion"] == "success"
-    assert run["external_id"] == scenario.bot.deliveries[-1]
+    assert f"github-{run['external_id']}" == scenario.bot.deliveries[-1]
     assert annotation_titles(run) == []
     create = scenario.fake.calls[1].json
     assert create["status"] == "in_progress"

@@ -241,6 +241,105 @@ def test_permission_defaults_and_roles(fake: FakeGitHub, client: httpx.Client) -
     assert perm("octo/public", "stranger") == ("read", "read")
 
 
+# ---------------------------------------------------------------------------- review comments
+
+
+def test_a_review_with_line_comments_then_an_edit(fake: FakeGitHub, client: httpx.Client) -> None:
+    fake.add_pull(REPO, number=7, head_sha=SHA, base_sha=BASE_SHA)
+    fake.set_permission(REPO, "alice", "write")
+    by_alice = fake.add_review_comment(REPO, 7, "looks odd", path="a.yaml", line=1)
+    review = client.post(
+        f"/repos/{REPO}/pulls/7/reviews",
+        json={
+            "commit_id": SHA,
+            "event": "COMMENT",
+            "body": "2 findings",
+            "comments": [
+                {"path": "a.yaml", "line": 3, "side": "RIGHT", "body": "one"},
+                {"path": "b.yaml", "line": 9, "side": "RIGHT", "body": "two"},
+            ],
+        },
+    )
+    assert review.status_code == 200, review.text
+    assert (review.json()["state"], review.json()["commit_id"]) == ("COMMENTED", SHA)
+    assert review.json()["submitted_at"].endswith("Z")
+    listed = client.get(f"/repos/{REPO}/pulls/7/comments", params={"per_page": 2})
+    assert [c["body"] for c in listed.json()] == ["looks odd", "one"]
+    assert 'rel="next"' in listed.headers["link"]
+    one = listed.json()[1]
+    assert (one["path"], one["line"], one["side"], one["commit_id"]) == ("a.yaml", 3, "RIGHT", SHA)
+    assert one["pull_request_review_id"] == review.json()["id"]
+    assert (one["user"]["login"], one["user"]["type"]) == (fake.bot_login, "Bot")
+    assert one["html_url"].endswith(f"/{REPO}/pull/7#discussion_r{one['id']}")
+    assert (by_alice["user"]["type"], by_alice["author_association"]) == ("User", "COLLABORATOR")
+
+    edited = client.patch(f"/repos/{REPO}/pulls/comments/{one['id']}", json={"body": "fixed"})
+    assert (edited.status_code, edited.json()["body"]) == (200, "fixed")
+    single = client.post(
+        f"/repos/{REPO}/pulls/7/comments",
+        json={"body": "three", "commit_id": SHA, "path": "c.yaml", "line": 4, "side": "RIGHT"},
+    )
+    assert single.status_code == 201
+    assert single.headers["location"].endswith(f"/pulls/comments/{single.json()['id']}")
+    reply = client.post(
+        f"/repos/{REPO}/pulls/7/comments",
+        json={"body": "why?", "in_reply_to": by_alice["id"], "commit_id": SHA, "path": "x"},
+    )
+    assert (reply.json()["in_reply_to_id"], reply.json()["path"]) == (by_alice["id"], "a.yaml")
+    assert [c["body"] for c in fake.review_comments(REPO, 7)] == [
+        "looks odd",
+        "fixed",
+        "two",
+        "three",
+        "why?",
+    ]
+    assert [r["state"] for r in fake.reviews(REPO, 7)] == ["COMMENTED"] * 4
+    assert client.patch(f"/repos/{REPO}/pulls/comments/999", json={"body": "x"}).status_code == 404
+    assert client.get(f"/repos/{REPO}/pulls/8/comments").status_code == 404
+    pending = client.post(
+        f"/repos/{REPO}/pulls/7/reviews",
+        json={"comments": [{"path": "a.yaml", "line": 5, "body": "draft"}]},
+    )
+    assert pending.json()["state"] == "PENDING" and "submitted_at" not in pending.json()
+    assert len(client.get(f"/repos/{REPO}/pulls/7/comments").json()) == 5  # drafts are hidden
+    fake.assert_clean()
+
+
+def test_a_line_outside_the_diff_fails_the_whole_review(
+    fake: FakeGitHub, client: httpx.Client
+) -> None:
+    fake.add_pull(REPO, number=7, head_sha=SHA)
+    fake.set_diff_lines(REPO, 7, {"a.yaml": {1, 2, 3}})
+
+    def comment(path: str, line: int) -> dict[str, Any]:
+        return {"path": path, "line": line, "side": "RIGHT", "body": f"{path}:{line}"}
+
+    review = client.post(
+        f"/repos/{REPO}/pulls/7/reviews",
+        json={
+            "event": "COMMENT",
+            "body": "b",
+            "comments": [comment("a.yaml", 2), comment("a.yaml", 4)],
+        },
+    )
+    assert review.status_code == 422
+    assert review.json()["message"] == "Unprocessable Entity"
+    assert "line must be part of the diff" in review.json()["errors"][0]
+    assert fake.reviews(REPO) == [] and fake.review_comments(REPO) == []
+
+    def single(path: str, line: int) -> httpx.Response:
+        return client.post(
+            f"/repos/{REPO}/pulls/7/comments", json={**comment(path, line), "commit_id": SHA}
+        )
+
+    assert single("a.yaml", 2).status_code == 201
+    refused = single("b.yaml", 1)
+    assert refused.status_code == 422
+    assert refused.json()["errors"][0]["field"] == "pull_request_review_thread.line"
+    assert [c["body"] for c in fake.review_comments(REPO)] == ["a.yaml:2"]
+    fake.assert_clean()  # like GitHub's duplicate-PR 422, these are not validation errors
+
+
 # ---------------------------------------------------------------------------- rejections
 
 
@@ -329,6 +428,28 @@ def test_bad_conclusion_is_refused_and_the_run_kept(fake: FakeGitHub, client: ht
         ),
         ("POST", "/issues/1/comments", {}, "'body' is a required property"),
         ("POST", "/pulls", {"head": "x"}, "'base' is a required property"),
+        ("POST", "/pulls/1/reviews", {"event": "SHIP_IT"}, "is not one of"),
+        ("POST", "/pulls/1/reviews", {"event": "COMMENT"}, "body: required for a COMMENT"),
+        (
+            "POST",
+            "/pulls/1/reviews",
+            {"event": "COMMENT", "comments": [{"path": "a.yaml", "body": "x"}]},
+            "comments.0.line: required",
+        ),
+        (
+            "POST",
+            "/pulls/1/reviews",
+            {"comments": [{"path": "a.yaml", "body": "x", "line": 2, "side": "MIDDLE"}]},
+            "comments.0.side",
+        ),
+        ("POST", "/pulls/1/comments", {"body": "x", "path": "a", "line": 1}, "'commit_id'"),
+        (
+            "POST",
+            "/pulls/1/comments",
+            {"body": "x", "commit_id": SHA, "path": "a", "line": 3, "start_line": 3},
+            "must precede the end line",
+        ),
+        ("PATCH", "/pulls/comments/1", {}, "'body' is a required property"),
         (
             "POST",
             "/app/installations/42/access_tokens",
@@ -398,11 +519,28 @@ def test_described_but_unserved_operations_answer_501(
 
 
 def test_every_handler_names_a_described_operation() -> None:
-    ids = {op.operation_id for op in load().operations}
+    ids = {op.operation_id for op in github.supplemented().operations}
     handlers = {name.removeprefix("_op_") for name in dir(FakeGitHub) if name.startswith("_op_")}
     names = {i.replace("/", "_").replace("-", "_") for i in ids}
     assert handlers <= names, handlers - names
-    assert len(handlers) >= 18
+    assert len(handlers) >= 22
+
+
+def test_the_supplement_adds_only_what_the_recorded_description_lacks() -> None:
+    recorded = {(op.method, op.template) for op in load().operations}
+    served = {(op.method, op.template): op for op in github.supplemented().operations}
+    added = {
+        (method.upper(), template)
+        for template, methods in github.SUPPLEMENT.items()
+        for method in methods
+    }
+    # Once the recorded file is re-trimmed to hold one of these, drop it from SUPPLEMENT.
+    assert not added & recorded, added & recorded
+    assert set(served) == recorded | added
+    update = served[("PATCH", "/repos/{owner}/{repo}/pulls/comments/{comment_id}")]
+    assert update.operation_id == "pulls/update-review-comment"
+    assert update.body_required and update.body_schema is not None
+    assert load() is not github.supplemented()  # the recording itself is left as it is
 
 
 # ---------------------------------------------------------------------------- credentials

@@ -9,8 +9,8 @@ Adapters raise :class:`bot.errors.TransientForgeError` for what is worth retryin
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal, Protocol
 
 AnnotationLevel = Literal["notice", "warning", "failure"]

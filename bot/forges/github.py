@@ -1,10 +1,13 @@
-"""The GitHub adapter: check runs, the one summary comment, permissions and PRs, over REST.
+"""The GitHub adapter: check runs, the summary comment, line comments, permissions and PRs.
 
 gidgethub builds requests and reads responses; httpx carries them. Every failure leaves this
 module as a :class:`bot.errors.ForgeError` whose text names the method, path and status and
 never a credential. Every call runs under :func:`bot.forges.retry.with_retries`, and the unit
 retried is a whole operation (find-then-write included), so a retry after a lost response
 re-reads state instead of writing twice.
+
+Request and response shaping lives in :mod:`bot.forges.github_payloads`, line comments (one
+review per push) in :mod:`bot.forges.github_reviews`.
 
 Conclusion mapping: GitHub has no "error" conclusion. ``Conclusion.ERROR`` (the check could not
 be completed) is sent as ``failure`` with a title saying so: a required check that could not
@@ -16,11 +19,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import datetime
-import http
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import quote, urlencode, urlsplit
 
@@ -28,49 +30,47 @@ import gidgethub
 import gidgethub.httpx
 import httpx
 
-from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
+from bot.errors import PermanentForgeError, TransientForgeError
+from bot.forges import github_reviews
 from bot.forges.base import (
-    Annotation,
     CheckHandle,
     CheckOutput,
     Conclusion,
     GitCredentials,
+    LineCommentSync,
+    LineFinding,
     Permission,
     PullRequestRef,
     RepoHandle,
 )
 from bot.forges.github_auth import InstallationTokens, load_private_key
+from bot.forges.github_payloads import (
+    ANNOTATIONS_PER_REQUEST,
+    CONCLUSIONS,
+    ERROR_TITLE,
+    ROLES,
+    SUMMARY_MARKER,
+    StatusError,
+    annotation,
+    clip,
+    clip_title,
+    field,
+    html_url,
+    http_error,
+    is_summary,
+    phrase,
+    pull_ref,
+    redact,
+)
 from bot.forges.retry import with_retries
 from bot.settings import Settings
+
+__all__ = ["SUMMARY_MARKER", "GitHubForge"]
 
 T = TypeVar("T")
 log = logging.getLogger("ichor.forge.github")
 
-SUMMARY_MARKER = "<!-- ichor:summary -->"
-ANNOTATIONS_PER_REQUEST = 50  # the check-runs API's limit per request
-TITLE_LIMIT = 255  # characters: output title, annotation title
-# Summary, text, annotation message, comment and PR bodies: 65535 characters ("64 KB" for a
-# message). Counted here in UTF-8 bytes, which are never fewer than characters, so it holds
-# whichever GitHub means.
-TEXT_LIMIT = 65535
-TRUNCATED = "\n\n… (truncated to GitHub's size limit; the full result is in the job's report)"
-SECONDARY_LIMIT_WAIT = 60.0  # GitHub: without a Retry-After, wait at least a minute
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)
-
-# GitHub's names, except ERROR: see the module docstring.
-CONCLUSIONS = {c: c.value for c in Conclusion} | {Conclusion.ERROR: "failure"}
-ERROR_TITLE = "Check could not be completed: "
-# role_name names maintain and triage, which the legacy "permission" field folds into write and
-# read; a custom role's name is unknown here, so its base "permission" decides.
-ROLES = {p.name.lower(): p for p in Permission}
-
-
-class _StatusError(PermanentForgeError):
-    """A 4xx GitHub answered; ``status`` lets callers treat 401, 404 and 422 specially."""
-
-    def __init__(self, message: str, *, status: int) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 class _OddStatus(Exception):
@@ -83,7 +83,7 @@ class _GitHubAPI(gidgethub.httpx.GitHubAPI):
     ) -> tuple[int, Mapping[str, str], bytes]:
         status, response_headers, content = await super()._request(method, url, headers, body)
         # gidgethub builds http.HTTPStatus(status), a ValueError for a proxy's 520 or 599.
-        if _phrase(status) is None:
+        if phrase(status) is None:
             raise _OddStatus(status, response_headers)
         return status, response_headers, content
 
@@ -117,7 +117,7 @@ class GitHubForge:
         self._tokens = InstallationTokens(
             app_id=app_id, private_key_pem=private_key_pem, request=self._token, clock=clock
         )
-        self._comment_locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._comment_locks: dict[tuple[str, int, str], asyncio.Lock] = {}
 
     @classmethod
     def from_settings(cls, settings: Settings) -> GitHubForge:
@@ -155,7 +155,7 @@ class GitHubForge:
         data = {"name": self._check_name, "head_sha": head_sha, "status": "in_progress"}
         data |= {"external_id": external_id, "started_at": self._timestamp()}
         body = await self._call(repo, lambda token: self._send("POST", path, token, data))
-        return CheckHandle(head_sha=head_sha, id=str(_field(body, "id", f"POST {path}")))
+        return CheckHandle(head_sha=head_sha, id=str(field(body, "id", f"POST {path}")))
 
     async def complete_check(
         self, repo: RepoHandle, check: CheckHandle, output: CheckOutput
@@ -167,11 +167,11 @@ class GitHubForge:
         if output.conclusion is Conclusion.ERROR:
             title = ERROR_TITLE + title
         shown = {
-            "title": _clip_title(title),
-            "summary": _clip(output.summary or title),
-            "text": _clip(output.text),
+            "title": clip_title(title),
+            "summary": clip(output.summary or title),
+            "text": clip(output.text),
         }
-        notes = [_annotation(a) for a in output.annotations]
+        notes = [annotation(a) for a in output.annotations]
         batches = [
             notes[i : i + ANNOTATIONS_PER_REQUEST]
             for i in range(0, len(notes), ANNOTATIONS_PER_REQUEST)
@@ -198,32 +198,63 @@ class GitHubForge:
                 log.warning("check run completed; %d annotations not added: %s", missing, exc)
                 return
 
-    async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> None:
+    async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str | None:
         if SUMMARY_MARKER not in body:
             body = f"{SUMMARY_MARKER}\n{body}"
-        body = _clip(body)
+        body = clip(body)
         comments = _repo_path(repo, f"/issues/{int(number)}/comments")
 
-        async def upsert(token: str) -> None:
+        async def upsert(token: str) -> str | None:
             listed = await self._send("GET", f"{comments}?per_page=100", token, pages=True)
-            mine = next((c for c in listed if _is_summary(c)), None)
+            mine = next((c for c in listed if is_summary(c)), None)
             if mine is None:
-                await self._send("POST", comments, token, {"body": body})
-            elif mine.get("body") != body:
-                comment_id = int(_field(mine, "id", f"GET {comments}"))
-                edit = _repo_path(repo, f"/issues/comments/{comment_id}")
-                await self._send("PATCH", edit, token, {"body": body})
+                return html_url(await self._send("POST", comments, token, {"body": body}))
+            if mine.get("body") == body:
+                return html_url(mine)
+            comment_id = int(field(mine, "id", f"GET {comments}"))
+            edit = _repo_path(repo, f"/issues/comments/{comment_id}")
+            edited = await self._send("PATCH", edit, token, {"body": body})
+            return html_url(edited) or html_url(mine)
 
         # Two jobs of this process for one PR must not both find nothing and both post.
-        lock = self._comment_locks.setdefault((repo.full_name, number), asyncio.Lock())
-        async with lock:
-            await self._call(repo, upsert)
+        async with self._comment_lock(repo, number, "summary"):
+            return await self._call(repo, upsert)
+
+    async def sync_line_comments(
+        self,
+        repo: RepoHandle,
+        number: int,
+        *,
+        head_sha: str,
+        base_sha: str,  # unused: GitHub places a comment by its head line and side alone
+        findings: Sequence[LineFinding],
+        limit: int,
+    ) -> LineCommentSync:
+        repo_path = _repo_path(repo, "")
+
+        async def sync(token: str) -> LineCommentSync:
+            async def send(method: str, path: str, data: Any = None, *, pages: bool = False) -> Any:
+                return await self._send(method, path, token, data, pages=pages)
+
+            return await github_reviews.sync(
+                send,
+                repo_path,
+                number,
+                head_sha=head_sha,
+                findings=findings,
+                limit=limit,
+                label=self._check_name,
+            )
+
+        # The whole sync is the unit retried: a retry lists again and never posts twice.
+        async with self._comment_lock(repo, number, "lines"):
+            return await self._call(repo, sync)
 
     async def permission(self, repo: RepoHandle, user: str) -> Permission:
         path = _repo_path(repo, f"/collaborators/{quote(user, safe='')}/permission")
         try:
             body = await self._call(repo, lambda token: self._send("GET", path, token))
-        except _StatusError as exc:
+        except StatusError as exc:
             if exc.status == 404:  # not a collaborator, or no such user
                 return Permission.NONE
             raise
@@ -234,7 +265,7 @@ class GitHubForge:
 
     async def get_pull_request(self, repo: RepoHandle, number: int) -> PullRequestRef:
         path = _repo_path(repo, f"/pulls/{int(number)}")
-        return _pull_ref(await self._call(repo, lambda token: self._send("GET", path, token)), path)
+        return pull_ref(await self._call(repo, lambda token: self._send("GET", path, token)), path)
 
     async def find_pull_request(
         self, repo: RepoHandle, head: str, base: str
@@ -245,12 +276,12 @@ class GitHubForge:
         self, repo: RepoHandle, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef:
         path = _repo_path(repo, "/pulls")
-        data = {"title": _clip_title(title), "head": head, "base": base, "body": _clip(body)}
+        data = {"title": clip_title(title), "head": head, "base": base, "body": clip(body)}
 
         async def open_or_find(token: str) -> PullRequestRef:
             try:
-                return _pull_ref(await self._send("POST", path, token, data), path)
-            except _StatusError as exc:
+                return pull_ref(await self._send("POST", path, token, data), path)
+            except StatusError as exc:
                 if exc.status != 422:
                     raise
                 # It exists: a retry whose first POST landed, or a concurrent job opened it.
@@ -263,6 +294,9 @@ class GitHubForge:
 
     # -- plumbing -------------------------------------------------------------------------
 
+    def _comment_lock(self, repo: RepoHandle, number: int, kind: str) -> asyncio.Lock:
+        return self._comment_locks.setdefault((repo.full_name, number, kind), asyncio.Lock())
+
     async def _find_pull(
         self, token: str, repo: RepoHandle, head: str, base: str
     ) -> PullRequestRef | None:
@@ -274,7 +308,7 @@ class GitHubForge:
         found = await self._send("GET", f"{path}?{query}", token)
         if not isinstance(found, list):
             raise PermanentForgeError(f"GitHub GET {path}: the response is not a list")
-        return _pull_ref(found[0], path) if found else None
+        return pull_ref(found[0], path) if found else None
 
     async def _patch(self, repo: RepoHandle, path: str, data: Mapping[str, Any]) -> None:
         await self._call(repo, lambda token: self._send("PATCH", path, token, data))
@@ -287,7 +321,7 @@ class GitHubForge:
             token = await self._tokens.get(installation)
             try:
                 return await operation(token)
-            except _StatusError as exc:
+            except StatusError as exc:
                 if exc.status != 401:
                     raise
                 # Revoked, or the installation's tokens were reset: one fresh token, one try.
@@ -302,7 +336,7 @@ class GitHubForge:
     async def _token(self, path: str, app_jwt: str) -> Any:
         try:
             return await self._send("POST", path, app_jwt, {})
-        except _StatusError as exc:
+        except StatusError as exc:
             if exc.status != 401:
                 raise
             raise PermanentForgeError(
@@ -331,11 +365,11 @@ class GitHubForge:
             (status, reply), message, cause = exc.args, "", exc
         except httpx.TransportError as exc:  # timeouts included
             text = f"GitHub {method} {path}: {type(exc).__name__} {exc}".strip()
-            raise _redact(TransientForgeError(text), bearer) from exc
+            raise redact(TransientForgeError(text), bearer) from exc
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise TransientForgeError(f"GitHub {method} {path}: unreadable response") from exc
-        error = _http_error(f"GitHub {method} {path}", status, reply, message, now=self._clock())
-        raise _redact(error, bearer) from cause
+        error = http_error(f"GitHub {method} {path}", status, reply, message, now=self._clock())
+        raise redact(error, bearer) from cause
 
     def _timestamp(self) -> str:
         moment = datetime.datetime.fromtimestamp(self._clock(), datetime.UTC)
@@ -344,49 +378,6 @@ class GitHubForge:
 
 def _log_retry(exc: TransientForgeError, delay: float) -> None:
     log.warning("%s; retrying in %.1fs", exc, delay)
-
-
-def _http_error(
-    where: str, status: int, headers: Mapping[str, str], message: str, *, now: float
-) -> PermanentForgeError | TransientForgeError:
-    """The ForgeError for an HTTP error status: 5xx and rate limits are transient."""
-    phrase = _phrase(status) or ""
-    detail = " ".join(message.split())[:300]
-    text = f"{where}: {status} {phrase}".rstrip() + (
-        f": {detail}" if detail and detail != phrase else ""
-    )
-    wait = _server_wait(headers, now)
-    if status >= 500 or status == 429 or (status == 403 and wait is not None):
-        return TransientForgeError(text, retry_after=wait)
-    if status == 403 and "secondary rate limit" in detail.lower():
-        return TransientForgeError(text, retry_after=SECONDARY_LIMIT_WAIT)
-    return _StatusError(text, status=status)
-
-
-def _phrase(status: int) -> str | None:
-    try:
-        return http.HTTPStatus(status).phrase
-    except ValueError:
-        return None
-
-
-def _server_wait(headers: Mapping[str, str], now: float) -> float | None:
-    """Seconds the server asks us to wait: Retry-After, else an exhausted rate limit's reset."""
-    try:
-        if "retry-after" in headers:
-            return max(0.0, float(headers["retry-after"]))
-        if headers.get("x-ratelimit-remaining") == "0":
-            return max(0.0, float(headers.get("x-ratelimit-reset", "")) - now)
-    except ValueError:  # an HTTP-date Retry-After (GitHub sends seconds) or junk: back off
-        pass
-    return None
-
-
-def _redact(error: ForgeError, secret: str) -> ForgeError:
-    """``error`` with ``secret`` cut from its text, should GitHub or httpx ever echo it."""
-    if secret and secret in str(error):
-        error.args = (str(error).replace(secret, "<redacted>"),)
-    return error
 
 
 def _host_of(url: str, what: str) -> str:
@@ -409,62 +400,3 @@ def _repo_path(repo: RepoHandle, suffix: str) -> str:
     if not owner or not name or "/" in name:
         raise PermanentForgeError(f"{repo.full_name!r} is not an owner/name repository")
     return f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}{suffix}"
-
-
-def _field(body: Any, key: str, where: str) -> Any:
-    if not isinstance(body, dict) or body.get(key) is None:
-        raise PermanentForgeError(f"GitHub {where}: the response has no {key}")
-    return body[key]
-
-
-def _pull_ref(item: Any, path: str) -> PullRequestRef:
-    number = int(_field(item, "number", path))
-    head, base = item.get("head"), item.get("base")
-    head, base = (head if isinstance(head, dict) else {}), (base if isinstance(base, dict) else {})
-    return PullRequestRef(
-        number=number,
-        url=str(item.get("html_url") or ""),
-        head_sha=head.get("sha") or None,
-        base_sha=base.get("sha") or None,
-        base_ref=base.get("ref") or None,
-    )
-
-
-def _is_summary(comment: Any) -> bool:
-    """The bot's summary comment: it holds the marker and no person wrote it.
-
-    A person quoting the marker must not have their comment rewritten. Any other author
-    counts as the bot: the app's own login is not known without another request.
-    """
-    if not isinstance(comment, dict) or SUMMARY_MARKER not in str(comment.get("body") or ""):
-        return False
-    user = comment.get("user")
-    return not (isinstance(user, dict) and user.get("type") in ("User", "Organization"))
-
-
-def _clip(text: str, limit: int = TEXT_LIMIT) -> str:
-    """``text`` within ``limit`` UTF-8 bytes, ending in a note when something was cut."""
-    data = text.encode("utf-8")
-    if len(data) <= limit:
-        return text
-    keep = limit - len(TRUNCATED.encode("utf-8"))
-    return data[:keep].decode("utf-8", "ignore") + TRUNCATED
-
-
-def _clip_title(title: str) -> str:
-    return title if len(title) <= TITLE_LIMIT else title[: TITLE_LIMIT - 1] + "…"
-
-
-def _annotation(a: Annotation) -> dict[str, Any]:
-    # GitHub refuses the whole request over one bad line range, so ranges are made valid.
-    start = max(1, a.start_line)
-    note: dict[str, Any] = {
-        "path": a.path,
-        "start_line": start,
-        "end_line": max(start, a.end_line),
-        "annotation_level": a.level,
-        "message": _clip(a.message or a.title or a.level),
-    }
-    if a.title:
-        note["title"] = _clip_title(a.title)
-    return note

@@ -204,9 +204,15 @@ def test_e_more_than_fifty_issues_are_annotated_in_batches(scenario: Scenario) -
     name = scenario.full_name
     calls = scenario.fake.calls_summary()
     assert calls[:2] == [TOKEN_CALL, f"POST /repos/{name}/check-runs 201"]
-    assert calls[2:] == [f"PATCH /repos/{name}/check-runs/1 200"] * 3
-    sizes = [len(c.json["output"]["annotations"]) for c in scenario.fake.calls[2:]]
+    assert calls[2:5] == [f"PATCH /repos/{name}/check-runs/1 200"] * 3
+    sizes = [len(c.json["output"]["annotations"]) for c in scenario.fake.calls[2:5]]
     assert sizes == [50, 50, 20]
+    # Then line comments: one review carrying at most 30 of them, the rest in the summary.
+    assert calls[5:] == [
+        f"GET /repos/{name}/pulls/11/comments 200",
+        f"POST /repos/{name}/pulls/11/reviews 200",
+    ]
+    assert len(scenario.fake.calls[6].json["comments"]) == 30
     run = scenario.only_check_run()
     assert run["conclusion"] == "failure"
     assert len(run["output"]["annotations"]) == 120
@@ -234,6 +240,8 @@ def test_f_a_502_and_a_429_succeed_on_retry(scenario: Scenario) -> None:
         f"POST /repos/{name}/check-runs 201",
         f"PATCH /repos/{name}/check-runs/1 429",
         f"PATCH /repos/{name}/check-runs/1 200",
+        f"GET /repos/{name}/pulls/12/comments 200",
+        f"POST /repos/{name}/pulls/12/reviews 200",
     ]
     assert scenario.only_check_run()["conclusion"] == "failure"
     assert "502" in run_log.log and "429" in run_log.log  # each retry is logged
@@ -306,6 +314,8 @@ def test_a_rerequested_check_runs_again_against_its_pull_requests_base(
         f"GET /repos/{name}/pulls/14 200",
         f"POST /repos/{name}/check-runs 201",
         f"PATCH /repos/{name}/check-runs/2 200",
+        # The finding was commented on the first run: looked at, not posted again.
+        f"GET /repos/{name}/pulls/14/comments 200",
     ]
     runs = scenario.check_runs()
     assert [r["output"]["title"] for r in runs] == [

@@ -537,13 +537,19 @@ COMMENTS = "/repos/octo/widgets/issues/12/comments"
 
 
 def comment(id_: int, body: str, kind: str = "Bot") -> dict[str, Any]:
-    return {"id": id_, "body": body, "user": {"login": "someone", "type": kind}}
+    return {
+        "id": id_,
+        "body": body,
+        "user": {"login": "someone", "type": kind},
+        "html_url": f"https://github.test/octo/widgets/pull/12#issuecomment-{id_}",
+    }
 
 
 def test_the_summary_comment_is_created_once_then_edited(fake: FakeGitHub, gh: Harness) -> None:
     fake.on(f"GET {COMMENTS}?per_page=100", reply(200, []))
     fake.on(f"POST {COMMENTS}", reply(201, comment(55, "x")))
-    gh.run(lambda f: f.upsert_summary_comment(REPO, 12, "first"))
+    url = gh.run(lambda f: f.upsert_summary_comment(REPO, 12, "first"))
+    assert url == "https://github.test/octo/widgets/pull/12#issuecomment-55"
     [created] = fake.bodies(f"POST {COMMENTS}")
     assert created == {"body": f"{SUMMARY_MARKER}\nfirst"}
 
@@ -551,7 +557,8 @@ def test_the_summary_comment_is_created_once_then_edited(fake: FakeGitHub, gh: H
         reply(200, [comment(1, "LGTM", "User"), comment(55, created["body"])])
     ]
     fake.on("PATCH /repos/octo/widgets/issues/comments/55", reply(200, {}))
-    gh.run(lambda f: f.upsert_summary_comment(REPO, 12, "second"))
+    # An edit's answer without html_url (never seen from GitHub): the listed one is as good.
+    assert gh.run(lambda f: f.upsert_summary_comment(REPO, 12, "second")) == url
     assert fake.bodies("PATCH /repos/octo/widgets/issues/comments/55") == [
         {"body": f"{SUMMARY_MARKER}\nsecond"}
     ]
@@ -561,7 +568,8 @@ def test_the_summary_comment_is_created_once_then_edited(fake: FakeGitHub, gh: H
 def test_an_unchanged_summary_is_not_rewritten(fake: FakeGitHub, gh: Harness) -> None:
     body = f"{SUMMARY_MARKER}\nsame"
     fake.on(f"GET {COMMENTS}?per_page=100", reply(200, [comment(55, body)]))
-    gh.run(lambda f: f.upsert_summary_comment(REPO, 12, body))
+    url = gh.run(lambda f: f.upsert_summary_comment(REPO, 12, body))
+    assert url == "https://github.test/octo/widgets/pull/12#issuecomment-55"
     assert [r.method for r in fake.requests if r.url.path != TOKEN_PATH] == ["GET"]
 
 

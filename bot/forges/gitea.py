@@ -1,0 +1,412 @@
+"""The Gitea (and Forgejo) adapter: commit statuses, the one summary comment, review line
+comments, permissions and pull requests over the REST API, with one access token.
+
+The token needs the scopes ``write:repository`` (statuses, pulls, reviews), ``write:issue``
+(comments) and ``read:user`` (``GET /user``: the bot's own comments are told apart by author).
+Reading another user's permission needs a token whose user is an admin of the repository.
+
+Checks are commit statuses with the context ``ichor/acceptance``. Gitea's states: ``pending``
+while running; SUCCESS and NEUTRAL are ``success``, FAILURE and ACTION_REQUIRED ``failure``,
+ERROR ``error`` (the check could not be completed, which blocks a required check like a
+failure, yet reads differently).
+
+Line comments are posted as one ``COMMENT`` review per sync, each comment carrying its
+finding's fingerprint (:func:`bot.forges.base.finding_marker`). A bot comment whose finding is
+gone is resolved with ``POST /repos/{o}/{r}/pulls/comments/{id}/resolve``, which Gitea 1.27
+describes and Forgejo 16 does not; neither lets a token edit a review comment, and deleting is
+not ours to do. So the first resolve is a probe: a 404 or 405 there means this server has no
+such route, and this adapter leaves fixed comments alone from then on (Gitea and Forgejo still
+mark a comment outdated by themselves once a push changes its line). A comment the bot
+resolved whose finding comes back is unresolved; one a person resolved is left as it is.
+
+Every call runs under :func:`bot.forges.retry.with_retries`, and the unit retried is a whole
+operation (list, then write), so a retry after a lost response re-reads instead of writing
+twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import httpx
+
+from bot.errors import PermanentForgeError, TransientForgeError
+from bot.forges.base import (
+    CheckHandle,
+    CheckOutput,
+    Conclusion,
+    GitCredentials,
+    LineCommentSync,
+    LineFinding,
+    Permission,
+    PullRequestRef,
+    RepoHandle,
+    finding_marker,
+    marker_fingerprint,
+)
+from bot.forges.gitea_http import GiteaHTTP, GiteaStatusError, field, pull_ref, repo_path, side
+from bot.forges.retry import with_retries
+from bot.settings import Settings
+
+T = TypeVar("T")
+log = logging.getLogger("ichor.forge.gitea")
+
+SUMMARY_MARKER = "<!-- ichor:summary -->"
+STATES = {
+    Conclusion.SUCCESS: "success",
+    Conclusion.NEUTRAL: "success",
+    Conclusion.FAILURE: "failure",
+    Conclusion.ACTION_REQUIRED: "failure",
+    Conclusion.ERROR: "error",
+}
+PENDING_DESCRIPTION = "The acceptance gate is running"
+ERROR_PREFIX = "Check could not be completed: "
+# Gitea shows a status description on one line next to the context; GitHub's 140 is a good cap.
+DESCRIPTION_LIMIT = 140
+PERMISSIONS = {
+    "owner": Permission.ADMIN,
+    "admin": Permission.ADMIN,
+    "write": Permission.WRITE,
+    "read": Permission.READ,
+    "none": Permission.NONE,
+}
+NEEDS_ADMIN = (
+    "the Gitea token's user needs admin rights on {repo} to read another user's permission "
+    "(make it a repository admin, or use an admin's token in ICHOR_GITEA_TOKEN)"
+)
+
+
+class GiteaForge:
+    """:class:`bot.forges.base.Forge` for Gitea or Forgejo with an access token."""
+
+    name = "gitea"
+
+    def __init__(
+        self,
+        *,
+        url: str,
+        token: str,
+        client: httpx.AsyncClient | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        check_name: str = "ichor/acceptance",
+    ) -> None:
+        self._http = GiteaHTTP(url, token, client)
+        self._sleep = sleep
+        self._check_name = check_name
+        self._me: dict[str, Any] | None = None
+        self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._can_resolve: bool | None = None  # None: no resolve tried yet
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> GiteaForge:
+        url, token = (settings.gitea_url or "").strip(), (settings.gitea_token or "").strip()
+        if not url:
+            raise PermanentForgeError("the Gitea URL is not set: set ICHOR_GITEA_URL")
+        if not token:
+            raise PermanentForgeError("the Gitea token is not set: set ICHOR_GITEA_TOKEN")
+        return cls(url=url, token=token)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    # -- the Forge protocol ---------------------------------------------------------------
+
+    async def git_credentials(self, repo: RepoHandle) -> GitCredentials:
+        repo_path(repo, "")
+        # Gitea's and Forgejo's Basic method take the username as the token when the password
+        # is empty or "x-oauth-basic", before (and regardless of) password logins, so this
+        # works with ENABLE_BASIC_AUTHENTICATION off and never counts as a failed login.
+        raw = f"{self._http.token}:x-oauth-basic".encode()
+        basic = base64.b64encode(raw).decode("ascii")
+        return GitCredentials(host=self._http.host, header=f"Authorization: Basic {basic}")
+
+    async def start_check(
+        self, repo: RepoHandle, head_sha: str, *, external_id: str
+    ) -> CheckHandle:
+        # A commit status has no external id: the context and the sha name it.
+        await self._status(repo, head_sha, "pending", PENDING_DESCRIPTION, None)
+        return CheckHandle(head_sha=head_sha)
+
+    async def complete_check(
+        self, repo: RepoHandle, check: CheckHandle, output: CheckOutput
+    ) -> None:
+        description = output.title or output.summary
+        if output.conclusion is Conclusion.ERROR:
+            description = ERROR_PREFIX + description
+        state = STATES[output.conclusion]
+        await self._status(repo, check.head_sha, state, description, output.details_url)
+
+    async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str | None:
+        if SUMMARY_MARKER not in body:
+            body = f"{SUMMARY_MARKER}\n{body}"
+        comments = repo_path(repo, f"/issues/{int(number)}/comments")
+
+        async def upsert() -> str | None:
+            me = await self._whoami()
+            # Gitea lists an issue's comments in one answer: the endpoint has no paging.
+            listed = await self._http.get(comments)
+            if not isinstance(listed, list):
+                raise PermanentForgeError(f"Gitea GET {comments}: the response is not a list")
+            mine = next((c for c in listed if _is_summary(c, me)), None)
+            if mine is None:
+                created = (await self._http.send("POST", comments, {"body": body})).body
+                return _url(created)
+            if mine.get("body") == body:
+                return _url(mine)
+            edit = repo_path(repo, f"/issues/comments/{int(field(mine, 'id', comments))}")
+            edited = (await self._http.send("PATCH", edit, {"body": body})).body
+            return _url(edited) or _url(mine)
+
+        async with self._lock(repo, number):
+            return await self._retrying(upsert)
+
+    async def sync_line_comments(
+        self,
+        repo: RepoHandle,
+        number: int,
+        *,
+        head_sha: str,
+        base_sha: str,  # unused: Gitea places a comment by its line in the head version
+        findings: Sequence[LineFinding],
+        limit: int,
+    ) -> LineCommentSync:
+        wanted: dict[str, LineFinding] = {}
+        for finding in findings:
+            wanted.setdefault(finding.fingerprint, finding)
+        # Counts survive a retried attempt, which re-lists and so sees its own earlier posts;
+        # a batch whose answer was lost is counted as posted once the listing shows it.
+        done = {"posted": 0, "resolved": 0}
+        unconfirmed: set[str] = set()
+
+        async def sync() -> LineCommentSync:
+            me = await self._whoami()
+            ours = await self._bot_review_comments(repo, number, me)
+            commented = {fingerprint for fingerprint, _ in ours}
+            done["posted"] += len(unconfirmed & commented)
+            unconfirmed.clear()
+            new = [f for fp, f in wanted.items() if fp not in commented]
+            batch = new[: max(0, limit - done["posted"])]
+            if batch:
+                unconfirmed.update(f.fingerprint for f in batch)
+                await self._post_review(repo, number, head_sha, batch)
+                unconfirmed.clear()
+                done["posted"] += len(batch)
+            for fingerprint, comment in ours:
+                resolver = comment.get("resolver")
+                if fingerprint in wanted:
+                    if isinstance(resolver, dict) and _same_user(resolver, me):
+                        await self._mark(repo, comment, resolve=False)
+                elif not isinstance(resolver, dict) and await self._mark(repo, comment):
+                    done["resolved"] += 1
+            over = len(new) - len(batch)
+            return LineCommentSync(
+                posted=done["posted"],
+                resolved=done["resolved"],
+                unchanged=len(wanted) - done["posted"] - over,
+                over_limit=over,
+            )
+
+        async with self._lock(repo, number):
+            return await self._retrying(sync)
+
+    async def permission(self, repo: RepoHandle, user: str) -> Permission:
+        path = repo_path(repo, f"/collaborators/{quote(user, safe='')}/permission")
+        try:
+            body = await self._retrying(lambda: self._http.get(path))
+        except GiteaStatusError as exc:
+            if exc.status == 404:  # no such user
+                return Permission.NONE
+            if exc.status != 403:
+                raise
+            # Gitea answers only admins (and users asking about themselves) here.
+            hint = NEEDS_ADMIN.format(repo=repo.full_name)
+            log.error("cannot read %s's permission on %s: %s", user, repo.full_name, hint)
+            raise PermanentForgeError(f"{exc} ({hint})") from exc
+        if not isinstance(body, dict):
+            raise PermanentForgeError(f"Gitea GET {path}: the response is not an object")
+        return PERMISSIONS.get(str(body.get("permission")), Permission.NONE)
+
+    async def get_pull_request(self, repo: RepoHandle, number: int) -> PullRequestRef:
+        path = repo_path(repo, f"/pulls/{int(number)}")
+        return pull_ref(await self._retrying(lambda: self._http.get(path)), path)
+
+    async def find_pull_request(
+        self, repo: RepoHandle, head: str, base: str
+    ) -> PullRequestRef | None:
+        return await self._retrying(lambda: self._find_pull(repo, head, base))
+
+    async def open_pull_request(
+        self, repo: RepoHandle, *, head: str, base: str, title: str, body: str
+    ) -> PullRequestRef:
+        path = repo_path(repo, "/pulls")
+        data = {"head": head, "base": base, "title": title, "body": body}
+
+        async def open_or_find() -> PullRequestRef:
+            try:
+                return pull_ref((await self._http.send("POST", path, data)).body, path)
+            except GiteaStatusError as exc:
+                if exc.status != 409:
+                    raise
+                # It exists: a retry whose first POST landed, or a concurrent job opened it.
+                existing = await self._find_pull(repo, head, base)
+                if existing is None:
+                    raise
+                return existing
+
+        return await self._retrying(open_or_find)
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    async def _status(
+        self, repo: RepoHandle, sha: str, state: str, description: str, url: str | None
+    ) -> None:
+        path = repo_path(repo, f"/statuses/{quote(sha, safe='')}")
+        data = {"state": state, "context": self._check_name, "description": _line(description)}
+        if url:
+            data["target_url"] = url
+        await self._retrying(lambda: self._http.send("POST", path, data))
+
+    async def _whoami(self) -> dict[str, Any]:
+        """The token's user (``GET /user``), asked once per adapter."""
+        if self._me is None:
+            try:
+                me = await self._http.get("/user")
+            except GiteaStatusError as exc:
+                if exc.status != 403:
+                    raise
+                # Comments are told apart by author: without this, every summary would be new.
+                raise PermanentForgeError(f"{exc} (the token needs the read:user scope)") from exc
+            if not isinstance(me, dict) or (me.get("id") is None and not me.get("login")):
+                raise PermanentForgeError("Gitea GET /user: the response names no user")
+            self._me = me
+        return self._me
+
+    async def _bot_review_comments(
+        self, repo: RepoHandle, number: int, me: dict[str, Any]
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """(fingerprint, comment) for every review comment of ours that carries a marker."""
+        reviews = await self._http.pages(repo_path(repo, f"/pulls/{int(number)}/reviews"))
+        ours: list[tuple[str, dict[str, Any]]] = []
+        for review in reviews:
+            if not isinstance(review, dict) or not _same_user(review.get("user"), me):
+                continue
+            if review.get("comments_count") == 0:
+                continue  # a review without line comments: no request for nothing
+            review_id = int(field(review, "id", "a review"))
+            path = repo_path(repo, f"/pulls/{int(number)}/reviews/{review_id}/comments")
+            listed = await self._http.get(path)
+            for comment in listed if isinstance(listed, list) else []:
+                if not isinstance(comment, dict) or not _same_user(comment.get("user"), me):
+                    continue
+                fingerprint = marker_fingerprint(str(comment.get("body") or ""))
+                if fingerprint is not None:
+                    ours.append((fingerprint, comment))
+        return ours
+
+    async def _post_review(
+        self, repo: RepoHandle, number: int, head_sha: str, batch: Sequence[LineFinding]
+    ) -> None:
+        count = f"{len(batch)} new finding" + ("s" if len(batch) != 1 else "")
+        data = {
+            "commit_id": head_sha,
+            # Without an event Gitea keeps the review PENDING: invisible to everyone else.
+            "event": "COMMENT",
+            "body": f"{self._check_name}: {count}.",
+            "comments": [
+                {
+                    "path": f.path,
+                    "body": f"{f.body}\n\n{finding_marker(f.fingerprint)}",
+                    "new_position": f.line,  # a line number of the head version
+                }
+                for f in batch
+            ],
+        }
+        path = repo_path(repo, f"/pulls/{int(number)}/reviews")
+        await self._http.send("POST", path, data)
+
+    async def _mark(
+        self, repo: RepoHandle, comment: dict[str, Any], *, resolve: bool = True
+    ) -> bool:
+        """Resolve (or unresolve) a review comment; False when this server cannot."""
+        if self._can_resolve is False:
+            return False
+        verb = "resolve" if resolve else "unresolve"
+        comment_id = int(field(comment, "id", "a review comment"))
+        path = repo_path(repo, f"/pulls/comments/{comment_id}/{verb}")
+        try:
+            await self._http.send("POST", path)
+        except GiteaStatusError as exc:
+            if exc.status in (404, 405) and self._can_resolve is None:
+                self._can_resolve = False
+                log.info("this Gitea/Forgejo has no API to resolve review comments (%s)", exc)
+            else:  # one comment we may not touch must not stop the others
+                log.warning("could not %s review comment %d: %s", verb, comment_id, exc)
+            return False
+        self._can_resolve = True
+        return True
+
+    async def _find_pull(self, repo: RepoHandle, head: str, base: str) -> PullRequestRef | None:
+        path = repo_path(repo, f"/pulls/{quote(base, safe='')}/{quote(head, safe='')}")
+        try:
+            found = await self._http.get(path)
+        except GiteaStatusError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        if isinstance(found, dict) and found.get("state") == "open":
+            return pull_ref(found, path)
+        # That lookup ignores state: it may name an old closed pull while an open one exists.
+        pulls = repo_path(repo, "/pulls")
+        for item in await self._http.pages(pulls, {"state": "open"}):
+            h, b = side(item, "head"), side(item, "base")
+            if (
+                h.get("ref") == head
+                and b.get("ref") == base
+                and h.get("repo_id") == b.get("repo_id")
+            ):
+                return pull_ref(item, pulls)
+        return None
+
+    def _lock(self, repo: RepoHandle, number: int) -> asyncio.Lock:
+        # Two jobs of this process for one PR must not both find nothing and both post.
+        return self._locks.setdefault((repo.full_name, int(number)), asyncio.Lock())
+
+    async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
+        return await with_retries(call, sleep=self._sleep, on_retry=_log_retry)
+
+
+def _log_retry(exc: TransientForgeError, delay: float) -> None:
+    log.warning("%s; retrying in %.1fs", exc, delay)
+
+
+def _same_user(user: Any, me: dict[str, Any]) -> bool:
+    if not isinstance(user, dict):
+        return False
+    if user.get("id") is not None and me.get("id") is not None:
+        return bool(user["id"] == me["id"])
+    return bool(user.get("login")) and user.get("login") == me.get("login")
+
+
+def _is_summary(comment: Any, me: dict[str, Any]) -> bool:
+    """Ours and marked: a person quoting the marker must not have their comment rewritten."""
+    return (
+        isinstance(comment, dict)
+        and SUMMARY_MARKER in str(comment.get("body") or "")
+        and _same_user(comment.get("user"), me)
+    )
+
+
+def _url(comment: Any) -> str | None:
+    if not isinstance(comment, dict):
+        return None
+    return str(comment.get("html_url") or "") or None
+
+
+def _line(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= DESCRIPTION_LIMIT else text[: DESCRIPTION_LIMIT - 1] + "…"

@@ -1,0 +1,235 @@
+"""HTTP plumbing of the Gitea/Forgejo adapter: one request, its errors, listings by page,
+and reading the objects Gitea answers with.
+
+Every failure leaves here as a :class:`bot.errors.ForgeError` whose text names the method, the
+API path and the status with Gitea's own ``message``, and never the token: it is cut from every
+error text, whatever echoed it. 5xx, 429, timeouts and transport errors are transient; other
+4xx are permanent (:class:`GiteaStatusError`, whose ``status`` lets callers treat 403, 404 and
+409 specially).
+"""
+
+from __future__ import annotations
+
+import datetime
+import email.utils
+import http
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import httpx
+
+from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
+from bot.forges.base import PullRequestRef, RepoHandle
+
+TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+# Gitea's MAX_RESPONSE_ITEMS defaults to 50 and caps ``limit``; an instance may cap it lower,
+# so a short page does not prove the last one (see :meth:`GiteaHTTP.pages`).
+FORGES = ("gitea", "forgejo")  # RepoHandle.forge values this adapter serves
+PAGE_SIZE = 50
+MAX_PAGES = 100  # a server that ignores ``page`` must not loop us forever
+
+
+class GiteaStatusError(PermanentForgeError):
+    """A 4xx (other than 429) that Gitea answered."""
+
+    def __init__(self, message: str, *, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    body: Any  # parsed JSON; None for an empty body (204)
+    headers: httpx.Headers
+
+
+class GiteaHTTP:
+    """Requests to ``<url>/api/v1`` with ``Authorization: token <token>``."""
+
+    def __init__(self, url: str, token: str, client: httpx.AsyncClient | None = None) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise PermanentForgeError("the Gitea URL (ICHOR_GITEA_URL) is not an http(s) URL")
+        if parts.username is not None or parts.query or parts.fragment:
+            # A password in the URL would end up in every error text that names a URL.
+            raise PermanentForgeError(
+                "the Gitea URL (ICHOR_GITEA_URL) must be a plain base URL, without credentials"
+            )
+        if not token.strip():
+            raise PermanentForgeError("the Gitea token is empty: set ICHOR_GITEA_TOKEN")
+        self.host = parts.netloc.lower()  # host[:port], as git's http.extraHeader is scoped
+        self.api = url.rstrip("/") + "/api/v1"
+        self.token = token
+        self._headers = {"Authorization": f"token {token}", "Accept": "application/json"}
+        self._owns_client = client is None
+        # No redirects: following one would send the token wherever it points.
+        self._client = client if client is not None else httpx.AsyncClient(timeout=TIMEOUT)
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.aclose()
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        data: Any = None,
+        *,
+        query: Mapping[str, str | int] | None = None,
+    ) -> Reply:
+        """One request; ``path`` is below ``/api/v1`` and already percent-encoded."""
+        where = f"Gitea {method} {path}"
+        try:
+            response = await self._client.request(
+                method,
+                self.api + path,
+                params=dict(query) if query else None,
+                json=data,
+                headers=self._headers,
+            )
+        except httpx.TransportError as exc:  # timeouts included
+            text = f"{where}: {type(exc).__name__} {exc}".strip()
+            raise self._redact(TransientForgeError(text)) from exc
+        if response.status_code >= 300:
+            raise self._redact(_http_error(where, response)) from None
+        if not response.content.strip():
+            return Reply(None, response.headers)
+        try:
+            return Reply(response.json(), response.headers)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            # A proxy's HTML page with a 200, typically while Gitea restarts.
+            raise TransientForgeError(f"{where}: unreadable response") from exc
+
+    async def get(self, path: str) -> Any:
+        return (await self.send("GET", path)).body
+
+    async def pages(self, path: str, query: Mapping[str, str] | None = None) -> list[Any]:
+        """Every item of a paged listing (``page``/``limit``).
+
+        Stops at ``X-Total-Count`` when the server sends it, else at an empty page: a page
+        shorter than asked for proves nothing when MAX_RESPONSE_ITEMS is set below our limit.
+        Items are told apart by ``id``, so a server that ignores ``page`` ends the loop too.
+        """
+        items: list[Any] = []
+        seen: set[Any] = set()
+        for page in range(1, MAX_PAGES + 1):
+            reply = await self.send(
+                "GET", path, query={**(query or {}), "limit": PAGE_SIZE, "page": page}
+            )
+            if not isinstance(reply.body, list):
+                raise PermanentForgeError(f"Gitea GET {path}: the response is not a list")
+            fresh = [x for x in reply.body if not isinstance(x, dict) or x.get("id") not in seen]
+            seen.update(x.get("id") for x in fresh if isinstance(x, dict))
+            items.extend(fresh)
+            total = _int(reply.headers.get("x-total-count"))
+            if not fresh or (total is not None and len(items) >= total):
+                break
+        return items
+
+    def _redact(self, error: ForgeError) -> ForgeError:
+        if self.token in str(error):
+            error.args = (str(error).replace(self.token, "<redacted>"),)
+        return error
+
+
+def _http_error(where: str, response: httpx.Response) -> ForgeError:
+    status = response.status_code
+    phrase = _phrase(status)
+    detail = " ".join(_message(response).split())[:300]
+    text = f"{where}: {status} {phrase}".rstrip() + (
+        f": {detail}" if detail and detail.lower() != phrase.lower() else ""
+    )
+    if status >= 500 or status == 429:
+        return TransientForgeError(text, retry_after=_retry_after(response.headers))
+    if 300 <= status < 400:
+        # Gitea redirects a renamed repository; the caller must use the new name.
+        location = response.headers.get("location", "")
+        return GiteaStatusError(f"{text} (redirected to {location})", status=status)
+    if status == 401:
+        text += " (the token was refused: check ICHOR_GITEA_TOKEN and its scopes)"
+    return GiteaStatusError(text, status=status)
+
+
+def _message(response: httpx.Response) -> str:
+    """Gitea's error ``message`` (plus its ``errors``), else the start of the body."""
+    try:
+        body = response.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return response.text[:300]
+    if not isinstance(body, dict):
+        return ""
+    message = str(body.get("message") or "")
+    errors = body.get("errors")
+    if isinstance(errors, list) and errors:
+        message = "; ".join([message, *map(str, errors)]).strip("; ")
+    return message
+
+
+def _phrase(status: int) -> str:
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+def _retry_after(headers: httpx.Headers) -> float | None:
+    """Seconds from ``Retry-After``: delta-seconds or an HTTP date (proxies send either)."""
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.UTC)
+    return max(0.0, (when - datetime.datetime.now(datetime.UTC)).total_seconds())
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+# -- reading what Gitea names ---------------------------------------------------------
+
+
+def repo_path(repo: RepoHandle, suffix: str) -> str:
+    if repo.forge not in FORGES:
+        raise PermanentForgeError(f"{repo.full_name} is a {repo.forge} repository, not Gitea")
+    owner, _, name = repo.full_name.partition("/")
+    if not owner or not name or "/" in name:
+        raise PermanentForgeError(f"{repo.full_name!r} is not an owner/name repository")
+    return f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}{suffix}"
+
+
+def field(body: Any, key: str, where: str) -> Any:
+    if not isinstance(body, dict) or body.get(key) is None:
+        raise PermanentForgeError(f"Gitea {where}: the response has no {key}")
+    return body[key]
+
+
+def side(item: Any, key: str) -> dict[str, Any]:
+    value = item.get(key) if isinstance(item, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def pull_ref(item: Any, path: str) -> PullRequestRef:
+    number = int(field(item, "number", f"GET {path}"))
+    head, base = side(item, "head"), side(item, "base")
+    return PullRequestRef(
+        number=number,
+        url=str(item.get("html_url") or ""),
+        head_sha=head.get("sha") or None,
+        base_sha=base.get("sha") or None,
+        base_ref=base.get("ref") or None,
+    )

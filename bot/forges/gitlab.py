@@ -1,0 +1,397 @@
+"""The GitLab adapter: a commit status, the one summary note, diff discussions, permissions
+and merge requests, over GitLab's REST API v4 with python-gitlab (see :mod:`.gitlab_api`).
+
+Every call runs under :func:`bot.forges.retry.with_retries`, and the unit retried is a whole
+operation (list-then-write included), so a retry after a lost response re-reads state instead
+of writing twice. Every failure leaves as a :class:`bot.errors.ForgeError` naming the method,
+path and status and never the token.
+
+Commit status policy. GitLab's states are pending, running, success, failed and canceled, and
+posting the state a status already has is refused with 400 ("Cannot transition status via
+:run from :running"). So:
+
+* ``start_check`` posts ``running`` directly: GitLab enqueues and runs a new external status
+  in one request, and ``pending`` would only add a request and a second chance of a refusal.
+* ``complete_check`` posts ``success`` (SUCCESS, NEUTRAL) or ``failed`` (FAILURE,
+  ACTION_REQUIRED, ERROR). GitLab has no "error": ERROR's description says the check could
+  not be completed, and it fails, because a required check that could not run must block
+  the merge, never pass silently.
+* What this process posted is remembered per (project, sha, name), and a transition to the
+  state last posted is never sent again. Another process (or a response lost after GitLab
+  applied it) can still have set it: a 400 "Cannot transition ... from :<that state>" means
+  the status is where we want it, and counts as done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import logging
+import re
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import TypeVar
+from urllib.parse import urlsplit
+
+import gitlab
+import gitlab.exceptions
+
+from bot.checks.render import SUMMARY_MARKER
+from bot.errors import PermanentForgeError, TransientForgeError
+from bot.forges.base import (
+    CheckHandle,
+    CheckOutput,
+    Conclusion,
+    GitCredentials,
+    LineCommentSync,
+    LineFinding,
+    Permission,
+    PullRequestRef,
+    RepoHandle,
+)
+from bot.forges.gitlab_api import (
+    NOTE_LIMIT,
+    GitLabAPI,
+    GitLabStatusError,
+    clip,
+    clip_line,
+    find_mr,
+    is_summary,
+    merge_request,
+    mr_ref,
+    our_discussions,
+    post_discussion,
+)
+from bot.forges.retry import with_retries
+from bot.settings import Settings
+
+T = TypeVar("T")
+log = logging.getLogger("ichor.forge.gitlab")
+
+STATES = {
+    Conclusion.SUCCESS: "success",
+    Conclusion.NEUTRAL: "success",
+    Conclusion.FAILURE: "failed",
+    Conclusion.ACTION_REQUIRED: "failed",
+    Conclusion.ERROR: "failed",
+}
+ERROR_TITLE = "Check could not be completed: "
+RUNNING_DESCRIPTION = "Checking…"
+TITLE_LIMIT = 255  # characters, a merge request title
+DESCRIPTION_BODY_LIMIT = 1_048_576  # characters, a merge request description
+REMEMBERED_STATUSES = 10_000  # (project, sha, name) → state posted; oldest forgotten first
+PER_PAGE = 100
+# Access levels: 10 guest, 15 planner, 20 reporter, 30 developer, 40 maintainer, 50 owner
+# (5 is "minimal access": no repository access at all).
+ACCESS = ((50, Permission.ADMIN), (40, Permission.MAINTAIN), (30, Permission.WRITE))
+ACCESS_READ = 10
+_REFUSED_TRANSITION = re.compile(r"Cannot transition status via :\w+ from :(\w+)")
+
+
+class GitLabForge:
+    """:class:`bot.forges.base.Forge` for gitlab.com or a self-managed GitLab, with a personal,
+    project or group access token (``api`` scope)."""
+
+    name = "gitlab"
+
+    def __init__(
+        self,
+        *,
+        url: str,
+        token: str,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        check_name: str = "ichor/acceptance",
+        timeout: float = 30,
+    ) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise PermanentForgeError("the GitLab URL is not an http(s) URL with a host")
+        if not token:
+            raise PermanentForgeError("no GitLab token: set ICHOR_GITLAB_TOKEN")
+        self._host = parts.netloc.rpartition("@")[2].lower()
+        self._web = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}{parts.path.rstrip('/')}"
+        self._token = token
+        self._api = GitLabAPI(self._web, token, timeout=timeout)
+        self._sleep = sleep
+        self._check_name = check_name
+        self._posted: OrderedDict[tuple[str, str, str], str] = OrderedDict()
+        self._locks: dict[tuple[str, ...], tuple[asyncio.Lock, list[int]]] = {}
+        self._user_id: int | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> GitLabForge:
+        token = (settings.gitlab_token or "").strip()
+        if not token:
+            raise PermanentForgeError("the GitLab token is not set: set ICHOR_GITLAB_TOKEN")
+        return cls(url=settings.gitlab_url, token=token)
+
+    async def aclose(self) -> None:
+        self._api.close()
+
+    # -- the Forge protocol ---------------------------------------------------------------
+
+    async def git_credentials(self, repo: RepoHandle) -> GitCredentials:
+        _check_repo(repo)
+        # GitLab takes any non-blank user name with a personal, project or group access
+        # token, and older releases want exactly "oauth2" with an OAuth token: one name for all.
+        basic = base64.b64encode(f"oauth2:{self._token}".encode()).decode("ascii")
+        return GitCredentials(host=self._host, header=f"Authorization: Basic {basic}")
+
+    async def start_check(
+        self, repo: RepoHandle, head_sha: str, *, external_id: str
+    ) -> CheckHandle:
+        # A commit status has no external id: the sha and the status name are its identity.
+        await self._set_status(repo, head_sha, "running", RUNNING_DESCRIPTION, None)
+        return CheckHandle(head_sha=head_sha)
+
+    async def complete_check(
+        self, repo: RepoHandle, check: CheckHandle, output: CheckOutput
+    ) -> None:
+        title = output.title or output.summary
+        if output.conclusion is Conclusion.ERROR:
+            title = ERROR_TITLE + title
+        state = STATES[output.conclusion]
+        await self._set_status(repo, check.head_sha, state, title, output.details_url)
+
+    async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str:
+        if SUMMARY_MARKER not in body:
+            body = f"{SUMMARY_MARKER}\n{body}"
+        body = clip(body, NOTE_LIMIT)
+        project, iid = _project(repo), int(number)
+        me = await self._me()
+
+        def upsert(gl: gitlab.Gitlab) -> int:
+            notes = merge_request(gl, project, iid).notes
+            # Oldest first: the summary is among the first notes, so paging usually stops early.
+            listed = notes.list(iterator=True, per_page=PER_PAGE, sort="asc", order_by="created_at")
+            mine = next((n.attributes for n in listed if is_summary(n.attributes, me)), None)
+            if mine is None:
+                return int(notes.create({"body": body}).attributes["id"])
+            note_id = int(mine["id"])
+            if str(mine.get("body") or "").rstrip() != body.rstrip():
+                notes.update(note_id, {"body": body})
+            return note_id
+
+        # Two jobs of this process for one MR must not both find nothing and both post.
+        async with self._lock("note", project, str(iid)):
+            note_id = await self._retrying(lambda: self._api.run(upsert))
+        return f"{self._web}/{repo.full_name}/-/merge_requests/{iid}#note_{note_id}"
+
+    async def sync_line_comments(
+        self,
+        repo: RepoHandle,
+        number: int,
+        *,
+        head_sha: str,
+        base_sha: str,
+        findings: Sequence[LineFinding],
+        limit: int,
+    ) -> LineCommentSync:
+        # base_sha is not needed: GitLab's latest version names the diff's base and start.
+        project, iid = _project(repo), int(number)
+        me = await self._me()
+        wanted: dict[str, LineFinding] = {}
+        for finding in findings:
+            wanted.setdefault(finding.fingerprint, finding)
+        # Kept across attempts: a retry after a failure half-way counts (and limits) what the
+        # earlier attempt already did instead of treating it as found.
+        done: dict[str, set[str]] = {"posted": set(), "resolved": set()}
+
+        def sync(gl: gitlab.Gitlab) -> LineCommentSync:
+            mr = merge_request(gl, project, iid)
+            # Newest first; a position must name the latest version's three shas exactly.
+            latest = next(iter(mr.diffs.list(iterator=True)), None)
+            version = latest.attributes if latest is not None else {}
+            if version.get("head_commit_sha") != head_sha:
+                log.info(
+                    "%s!%d: head is %s, not %s; line comments left to the newer push",
+                    repo.full_name,
+                    iid,
+                    version.get("head_commit_sha"),
+                    head_sha,
+                )
+                return LineCommentSync()
+            ours = our_discussions(mr.discussions.list(iterator=True, per_page=PER_PAGE), me)
+            posted = resolved = unchanged = over_limit = 0
+            for fingerprint, finding in wanted.items():
+                found = ours.get(fingerprint)
+                if found is not None and fingerprint in done["posted"]:
+                    posted += 1
+                elif found is not None:
+                    unchanged += 1
+                    if found["resolved"] and found["reopen"]:
+                        mr.discussions.update(found["id"], {"resolved": False})
+                elif posted >= limit:
+                    over_limit += 1
+                elif post_discussion(mr, finding, version):
+                    done["posted"].add(fingerprint)
+                    posted += 1
+                else:
+                    over_limit += 1  # GitLab refused its position: left for the summary
+            for fingerprint, found in ours.items():
+                if fingerprint in wanted:
+                    continue
+                if not found["resolved"]:
+                    mr.discussions.update(found["id"], {"resolved": True})
+                    done["resolved"].add(fingerprint)
+                resolved += fingerprint in done["resolved"]
+            return LineCommentSync(posted, resolved, unchanged, over_limit)
+
+        async with self._lock("discussions", project, str(iid)):
+            return await self._retrying(lambda: self._api.run(sync))
+
+    async def permission(self, repo: RepoHandle, user: str) -> Permission:
+        project = _project(repo)
+
+        def level(gl: gitlab.Gitlab) -> int:
+            # The username filter ignores case; only the exact account counts.
+            found = gl.users.list(username=user, iterator=True)
+            account = next((u for u in found if u.attributes.get("username") == user), None)
+            if account is None:
+                return 0
+            try:
+                member = gl.projects.get(project, lazy=True).members_all.get(
+                    account.attributes["id"]
+                )
+            except gitlab.exceptions.GitlabGetError as exc:
+                if exc.response_code == 404:  # not a member, directly or through a group
+                    return 0
+                raise
+            attributes = member.attributes
+            if attributes.get("state", "active") != "active":  # blocked, deactivated
+                return 0
+            if attributes.get("membership_state", "active") != "active":  # invited, awaiting
+                return 0
+            return int(attributes.get("access_level") or 0)
+
+        access = await self._retrying(lambda: self._api.run(level))
+        for threshold, permission in ACCESS:
+            if access >= threshold:
+                return permission
+        return Permission.READ if access >= ACCESS_READ else Permission.NONE
+
+    async def get_pull_request(self, repo: RepoHandle, number: int) -> PullRequestRef:
+        project, iid = _project(repo), int(number)
+
+        def get(gl: gitlab.Gitlab) -> PullRequestRef:
+            return mr_ref(gl.projects.get(project, lazy=True).mergerequests.get(iid).attributes)
+
+        return await self._retrying(lambda: self._api.run(get))
+
+    async def find_pull_request(
+        self, repo: RepoHandle, head: str, base: str
+    ) -> PullRequestRef | None:
+        project = _project(repo)
+        return await self._retrying(
+            lambda: self._api.run(lambda gl: find_mr(gl, project, head, base))
+        )
+
+    async def open_pull_request(
+        self, repo: RepoHandle, *, head: str, base: str, title: str, body: str
+    ) -> PullRequestRef:
+        project = _project(repo)
+        data = {
+            "source_branch": head,
+            "target_branch": base,
+            "title": title if len(title) <= TITLE_LIMIT else title[: TITLE_LIMIT - 1] + "…",
+            "description": clip(body, DESCRIPTION_BODY_LIMIT),
+        }
+
+        def open_mr(gl: gitlab.Gitlab) -> PullRequestRef:
+            return mr_ref(gl.projects.get(project, lazy=True).mergerequests.create(data).attributes)
+
+        async def open_or_find() -> PullRequestRef:
+            try:
+                return await self._api.run(open_mr)
+            except GitLabStatusError as exc:
+                if exc.status != 409:
+                    raise
+                # It exists: a retry whose first POST landed, or a concurrent job opened it.
+                existing = await self._api.run(lambda gl: find_mr(gl, project, head, base))
+                if existing is None:
+                    raise
+                return existing
+
+        return await self._retrying(open_or_find)
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    async def _set_status(
+        self, repo: RepoHandle, sha: str, state: str, description: str, target_url: str | None
+    ) -> None:
+        project = _project(repo)
+        key = (project, sha, self._check_name)
+        data = {"state": state, "name": self._check_name, "description": clip_line(description)}
+        if target_url:
+            data["target_url"] = target_url
+
+        def post(gl: gitlab.Gitlab) -> None:
+            gl.projects.get(project, lazy=True).commits.get(sha, lazy=True).statuses.create(data)
+
+        async def attempt() -> None:
+            try:
+                await self._api.run(post)
+            except GitLabStatusError as exc:
+                refused = _REFUSED_TRANSITION.search(exc.message) if exc.status == 400 else None
+                if refused is None or refused.group(1) != state:
+                    raise
+                log.info("%s %s: status %s is already %s", repo.full_name, sha, key[2], state)
+
+        async with self._lock("status", *key):
+            if self._posted.get(key) == state:
+                log.debug("%s %s: %s already posted as %s", repo.full_name, sha, key[2], state)
+                return
+            await self._retrying(attempt)
+            self._posted[key] = state
+            self._posted.move_to_end(key)
+            while len(self._posted) > REMEMBERED_STATUSES:
+                self._posted.popitem(last=False)
+
+    async def _me(self) -> int:
+        """The token's own user id (``GET /user``), fetched once."""
+        async with self._lock("user"):
+            if self._user_id is None:
+
+                def whoami(gl: gitlab.Gitlab) -> int:
+                    gl.auth()
+                    assert gl.user is not None  # auth() sets it or raises
+                    return int(gl.user.attributes["id"])
+
+                self._user_id = await self._retrying(lambda: self._api.run(whoami))
+            return self._user_id
+
+    @contextlib.asynccontextmanager
+    async def _lock(self, *key: str) -> AsyncIterator[None]:
+        """Jobs of this process for one key (a status, an MR's notes) take turns. A lock is
+        kept only while in use: one per sha would otherwise pile up for the worker's life."""
+        lock, users = self._locks.setdefault(key, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self._locks[key]
+
+    async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
+        return await with_retries(call, sleep=self._sleep, on_retry=self._log_retry)
+
+    def _log_retry(self, exc: TransientForgeError, delay: float) -> None:
+        log.warning("%s; retrying in %.1fs", self._api.redact(exc), delay)
+
+
+def _check_repo(repo: RepoHandle) -> None:
+    if repo.forge != "gitlab":
+        raise PermanentForgeError(f"{repo.full_name} is a {repo.forge} repository, not GitLab")
+
+
+def _project(repo: RepoHandle) -> str:
+    """The project's id when known, else its path (python-gitlab URL-encodes it)."""
+    _check_repo(repo)
+    if repo.project_id:
+        return str(repo.project_id)
+    if not repo.full_name or repo.full_name.strip("/") != repo.full_name:
+        raise PermanentForgeError(f"{repo.full_name!r} is not a GitLab project path")
+    return repo.full_name

@@ -1,0 +1,357 @@
+"""python-gitlab, driven from asyncio, with every failure turned into a redacted ForgeError;
+and the GitLab payloads the adapter (:mod:`bot.forges.gitlab`) reads and writes.
+
+python-gitlab's client is synchronous (requests), so each operation runs whole in a worker
+thread (:meth:`GitLabAPI.run`) and the event loop never blocks on the network.
+
+python-gitlab's own retries are switched off for every request: it would sleep with
+``time.sleep`` inside the worker thread, unlogged, up to ten times, and it retries a 429 even
+when told not to retry transient errors. Retrying is :func:`bot.forges.retry.with_retries`'s
+job, once, around a whole operation, with logging and the adapter's injectable sleep. Its
+exceptions carry no response headers, so a session hook keeps the last response's method,
+path and headers per thread: a 429's ``Retry-After`` or ``RateLimit-Reset`` is read there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import http
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+import gitlab
+import gitlab.exceptions
+import requests
+
+from bot.checks.render import SUMMARY_MARKER
+from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
+from bot.forges.base import LineFinding, PullRequestRef, finding_marker, marker_fingerprint
+
+T = TypeVar("T")
+log = logging.getLogger("ichor.forge.gitlab")
+
+USER_AGENT = "ichor-bot"
+DESCRIPTION_LIMIT = 255  # characters, a commit status description
+NOTE_LIMIT = 1_000_000  # characters, a note or discussion body
+TRUNCATED = "\n\n… (truncated to GitLab's size limit; the full result is in the job's report)"
+_TRANSIENT_TRANSPORT = (
+    requests.ConnectionError,  # refused, reset, DNS, TLS, proxy
+    requests.Timeout,
+    requests.exceptions.ChunkedEncodingError,
+    requests.exceptions.ContentDecodingError,
+)
+
+
+class GitLabStatusError(PermanentForgeError):
+    """A 4xx GitLab answered. ``status`` and GitLab's own ``message`` let callers treat a 404,
+    a 409 or a status transition refused with 400 as the answers they are."""
+
+    def __init__(self, text: str, *, status: int, message: str) -> None:
+        super().__init__(text)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """The last response of this thread's current operation (never its body)."""
+
+    method: str
+    path: str
+    status: int
+    headers: Mapping[str, str]
+
+
+class _Client(gitlab.Gitlab):
+    def http_request(
+        self,
+        verb: str,
+        path: str,
+        query_data: dict[str, Any] | None = None,
+        post_data: Any = None,
+        raw: bool = False,
+        streamed: bool = False,
+        files: dict[str, Any] | None = None,
+        timeout: float | None = None,
+        obey_rate_limit: bool = True,
+        retry_transient_errors: bool | None = None,
+        max_retries: int = 10,
+        extra_headers: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> requests.Response:
+        # Whatever a manager method passes down: one request, no sleeping here (module doc).
+        return super().http_request(
+            verb,
+            path,
+            query_data=query_data,
+            post_data=post_data,
+            raw=raw,
+            streamed=streamed,
+            files=files,
+            timeout=timeout,
+            obey_rate_limit=False,
+            retry_transient_errors=False,
+            max_retries=0,
+            extra_headers=extra_headers,
+            **kwargs,
+        )
+
+
+class GitLabAPI:
+    """One python-gitlab client for one GitLab and token; :meth:`run` is the only way in."""
+
+    def __init__(
+        self,
+        url: str,
+        token: str,
+        *,
+        timeout: float,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._token = token
+        basic = base64.b64encode(f"oauth2:{token}".encode()).decode("ascii")
+        self._secrets = tuple(s for s in (token, basic) if s)
+        self._clock = clock
+        self._local = threading.local()
+        self.gl = _Client(
+            url,
+            private_token=token,
+            timeout=timeout,
+            user_agent=USER_AGENT,
+            retry_transient_errors=False,
+            # Next-page links are built from GitLab's external_url, which can name another
+            # scheme or host than ours (a proxy, a misconfiguration): keep paging on ours.
+            keep_base_url=True,
+        )
+        self.gl.session.hooks["response"].append(self._remember)
+
+    def close(self) -> None:
+        self.gl.session.close()
+
+    async def run(self, operation: Callable[[gitlab.Gitlab], T]) -> T:
+        """``operation(client)`` in a worker thread; any failure leaves as a ForgeError."""
+        return await asyncio.to_thread(self._run, operation)
+
+    def _run(self, operation: Callable[[gitlab.Gitlab], T]) -> T:
+        self._local.seen = None
+        try:
+            return operation(self.gl)
+        except gitlab.exceptions.GitlabError as exc:
+            raise self._from_gitlab(exc) from self._cause(exc)
+        except _TRANSIENT_TRANSPORT as exc:
+            where = self._where(exc.request)
+            error: ForgeError = TransientForgeError(f"{where}: {type(exc).__name__} {exc}")
+            raise self.redact(error) from self._cause(exc)
+        except requests.RequestException as exc:  # a bad URL, too many redirects: no retry
+            where = self._where(exc.request)
+            error = PermanentForgeError(f"{where}: {type(exc).__name__} {exc}")
+            raise self.redact(error) from self._cause(exc)
+
+    def redact(self, error: ForgeError) -> ForgeError:
+        """``error`` with the token (and its Basic form) cut from its text."""
+        text = str(error)
+        for secret in self._secrets:
+            text = text.replace(secret, "<redacted>")
+        if text != str(error):
+            error.args = (text,)
+        if isinstance(error, GitLabStatusError):
+            for secret in self._secrets:
+                error.message = error.message.replace(secret, "<redacted>")
+        return error
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    def _remember(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
+        request = response.request
+        self._local.seen = _Seen(
+            method=str(request.method or "?"),
+            path=urlsplit(str(request.url or "")).path,
+            status=response.status_code,
+            headers=dict(response.headers),
+        )
+
+    def _seen(self) -> _Seen | None:
+        seen: _Seen | None = getattr(self._local, "seen", None)
+        return seen
+
+    def _where(self, request: Any = None) -> str:
+        seen = self._seen()
+        if request is not None and getattr(request, "url", None):
+            return f"GitLab {request.method} {urlsplit(str(request.url)).path}"
+        if seen is not None:
+            return f"GitLab {seen.method} {seen.path}"
+        return "GitLab"
+
+    def _from_gitlab(self, exc: gitlab.exceptions.GitlabError) -> ForgeError:
+        seen = self._seen()
+        status = exc.response_code
+        message = _message(exc.error_message)
+        if status is None:
+            if isinstance(exc, gitlab.exceptions.GitlabParsingError):
+                return self.redact(TransientForgeError(f"{self._where()}: unreadable response"))
+            return self.redact(PermanentForgeError(f"{self._where()}: {message}".rstrip(": ")))
+        headers = seen.headers if seen is not None and seen.status == status else {}
+        return self.redact(http_error(self._where(), status, headers, message, now=self._clock()))
+
+    def _cause(self, exc: Exception) -> Exception | None:
+        """``exc`` to chain, unless its text holds the token (a traceback would show it)."""
+        text = f"{exc} {exc.args!r}"
+        return None if any(s in text for s in self._secrets) else exc
+
+
+def http_error(
+    where: str, status: int, headers: Mapping[str, str], message: str, *, now: float
+) -> ForgeError:
+    """The ForgeError for an HTTP error status: 5xx and 429 are transient."""
+    phrase = _phrase(status)
+    detail = " ".join(message.split())[:300]
+    text = f"{where}: {status} {phrase}".rstrip() + (
+        f": {detail}" if detail and detail != phrase else ""
+    )
+    if status >= 500 or status == 429:
+        return TransientForgeError(text, retry_after=server_wait(headers, now))
+    if status == 401:
+        text += " (the token was refused: check ICHOR_GITLAB_TOKEN)"
+    return GitLabStatusError(text, status=status, message=detail)
+
+
+def server_wait(headers: Mapping[str, str], now: float) -> float | None:
+    """Seconds GitLab asks us to wait: Retry-After, else an exhausted limit's RateLimit-Reset."""
+    folded = {k.lower(): v for k, v in headers.items()}
+    try:
+        if "retry-after" in folded:
+            return max(0.0, float(folded["retry-after"]))
+        if "ratelimit-reset" in folded and folded.get("ratelimit-remaining", "0") == "0":
+            return max(0.0, float(folded["ratelimit-reset"]) - now)
+    except ValueError:  # an HTTP-date Retry-After (GitLab sends seconds) or junk: back off
+        pass
+    return None
+
+
+def _phrase(status: int) -> str:
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+def _message(value: Any) -> str:
+    """GitLab's ``message``/``error``: a string, or a field → problems mapping."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+# -- GitLab payloads ----------------------------------------------------------------------
+
+
+def merge_request(gl: gitlab.Gitlab, project: str, iid: int) -> Any:
+    """A lazy merge request (no request): its notes, discussions and versions managers."""
+    return gl.projects.get(project, lazy=True).mergerequests.get(iid, lazy=True)
+
+
+def _author_id(note: dict[str, Any]) -> Any:
+    author = note.get("author")
+    return author.get("id") if isinstance(author, dict) else None
+
+
+def is_summary(note: dict[str, Any], me: int) -> bool:
+    """The bot's summary note: written by the token's user, holding the marker. A person
+    quoting the marker must not have their note rewritten."""
+    return (
+        not note.get("system")
+        and _author_id(note) == me
+        and SUMMARY_MARKER in str(note.get("body") or "")
+    )
+
+
+def our_discussions(listed: Iterable[Any], me: int) -> dict[str, dict[str, Any]]:
+    """The bot's finding discussions by fingerprint: the first note is the bot's and holds a
+    marker. ``reopen``: resolved by the bot (or by a push), never by a person, whose decision
+    a returning finding must not overrule."""
+    ours: dict[str, dict[str, Any]] = {}
+    for discussion in listed:
+        notes = discussion.attributes.get("notes") or []
+        first = notes[0] if notes and isinstance(notes[0], dict) else {}
+        if first.get("system") or _author_id(first) != me:
+            continue
+        fingerprint = marker_fingerprint(str(first.get("body") or ""))
+        if fingerprint is None or fingerprint in ours:
+            continue
+        resolver = first.get("resolved_by")
+        resolver_id = resolver.get("id") if isinstance(resolver, dict) else None
+        ours[fingerprint] = {
+            "id": discussion.attributes["id"],
+            "resolved": bool(first.get("resolved")),
+            "reopen": resolver_id in (None, me) or bool(first.get("resolved_by_push")),
+        }
+    return ours
+
+
+def post_discussion(mr: Any, finding: LineFinding, version: dict[str, Any]) -> bool:
+    """One new discussion on the diff; False when GitLab refuses the position (a line
+    outside the diff), which must not cost the other findings their comments."""
+    position = {
+        "position_type": "text",
+        "base_sha": version.get("base_commit_sha"),
+        "start_sha": version.get("start_commit_sha"),
+        "head_sha": version.get("head_commit_sha"),
+        # An added file needs old_path too, equal to new_path (findings are on new lines).
+        "new_path": finding.path,
+        "old_path": finding.path,
+        "new_line": finding.line,
+    }
+    body = clip(finding.body, NOTE_LIMIT - 100) + "\n\n" + finding_marker(finding.fingerprint)
+    try:
+        mr.discussions.create({"body": body, "position": position})
+    except gitlab.exceptions.GitlabCreateError as exc:
+        if exc.response_code != 400:
+            raise
+        log.warning("%s:%d: GitLab refused the line comment: %s", finding.path, finding.line, exc)
+        return False
+    return True
+
+
+def find_mr(gl: gitlab.Gitlab, project: str, head: str, base: str) -> PullRequestRef | None:
+    mrs = gl.projects.get(project, lazy=True).mergerequests
+    for mr in mrs.list(iterator=True, state="opened", source_branch=head, target_branch=base):
+        item = mr.attributes
+        # The project's own branch, as GitHub's owner:branch: a fork's namesake is not it.
+        if item.get("source_project_id") != item.get("target_project_id"):
+            continue
+        if not isinstance(item.get("diff_refs"), dict):  # lists leave out the base sha
+            item = mrs.get(item["iid"]).attributes
+        return mr_ref(item)
+    return None
+
+
+def mr_ref(item: dict[str, Any]) -> PullRequestRef:
+    if item.get("iid") is None:
+        raise PermanentForgeError("GitLab: the merge request in the response has no iid")
+    refs = item.get("diff_refs")
+    refs = refs if isinstance(refs, dict) else {}
+    return PullRequestRef(
+        number=int(item["iid"]),
+        url=str(item.get("web_url") or ""),
+        head_sha=item.get("sha") or None,
+        base_sha=refs.get("base_sha") or None,
+        base_ref=item.get("target_branch") or None,
+    )
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters, ending in a note when something was cut."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - len(TRUNCATED)] + TRUNCATED
+
+
+def clip_line(text: str, limit: int = DESCRIPTION_LIMIT) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -251,6 +251,15 @@ class Mirror:
         except SnapshotError as exc:
             raise GitStoreError(str(exc)) from None
 
+    def fetched_ref(self, ref: str) -> str | None:
+        """Where a ref fetched by :meth:`fetch` points (``refs/heads/main`` is kept at
+        ``refs/ichor/heads/main``); None when it was not fetched."""
+        self._check_open()
+        try:
+            return self.repository().resolve(f"refs/ichor/{_ref(ref).removeprefix('refs/')}")
+        except SnapshotError:
+            return None
+
     def repository(self) -> GitRepository:
         # Reads never fetch: whatever a check reads was prefetched, in one request.
         return GitRepository(self.path, env=self._store.local_env())

@@ -58,7 +58,18 @@ class WorkerContext:
 
             github = self._adapter("github", lambda: GitHubForge.from_settings(settings))
             return github, self._store(settings.github_url).open
-        raise PermanentForgeError(f"checks on {forge} are not supported yet")
+        if forge == "gitlab":
+            from bot.forges.gitlab import GitLabForge
+
+            gitlab = self._adapter("gitlab", lambda: GitLabForge.from_settings(settings))
+            return gitlab, self._store(settings.gitlab_url).open
+        if forge == "gitea":
+            from bot.forges.gitea import GiteaForge
+
+            gitea = self._adapter("gitea", lambda: GiteaForge.from_settings(settings))
+            assert settings.gitea_url is not None  # from_settings refuses a missing URL
+            return gitea, self._store(settings.gitea_url).open
+        raise PermanentForgeError(f"unknown forge {forge!r}")
 
     def _adapter(self, key: str, build: Callable[[], Forge]) -> Forge:
         # Per thread: an adapter's HTTP client belongs to the event loop that made it.

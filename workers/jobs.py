@@ -122,6 +122,7 @@ def check_request(forge: str, delivery_id: str, event: object) -> CheckRequest |
             pull=pull_key(forge, event.repo.full_name, event.number),
             number=event.number,
             use_merge_base=True,
+            base_ref=event.base_ref,
         )
     if isinstance(event, PushEvent):
         if event.deleted or not event.ref.startswith("refs/heads/") or event.after == _ZERO:

@@ -9,6 +9,7 @@ required check is never left ``in_progress``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import enum
 import logging
 import time
@@ -22,7 +23,13 @@ from bot.checks.publish import Publication, PullMemory, publish
 from bot.checks.render import error_output
 from bot.config import ConfigResult, load_config
 from bot.content.cache import FactsCache
-from bot.errors import ForgeError, IchorError, TransientForgeError
+from bot.errors import (
+    ForgeError,
+    GitStoreError,
+    IchorError,
+    SnapshotError,
+    TransientForgeError,
+)
 from bot.forges.base import (
     CheckHandle,
     CheckOutput,
@@ -54,6 +61,10 @@ class TreeSource(Protocol):
 
     def changed_paths(self, base: str, head: str) -> list[str]: ...
 
+    def fetched_ref(self, ref: str) -> str | None:
+        """The commit a ref fetched by ``fetch`` points at (e.g. ``refs/heads/main``)."""
+        ...
+
     def repository(self) -> GitRepository: ...
 
 
@@ -74,6 +85,9 @@ class CheckRequest:
     compare_with_parent: bool = False
     # A re-requested check names its pull requests; the job looks their bases up.
     rerequested_pulls: tuple[int, ...] = ()
+    # When the event names no base commit (GitLab's merge request hooks), the base branch's
+    # fetched tip is the base.
+    base_ref: str | None = None
 
 
 class CheckStatus(enum.StrEnum):
@@ -140,7 +154,7 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
     try:
         credentials = await forge.git_credentials(request.repo)
         with services.open_tree(request.repo) as tree:
-            config = _read_config(tree, credentials, request)
+            config, request = _read_config(tree, credentials, request)
             if not config.present:
                 log.info("%s: no %s, staying silent", request.repo.full_name, CONFIG_FILE)
                 return CheckResult(CheckStatus.NOT_CONFIGURED)
@@ -240,14 +254,19 @@ def _superseded_output(head_sha: str) -> CheckOutput:
 
 def _read_config(
     tree: TreeSource, credentials: GitCredentials | None, request: CheckRequest
-) -> ConfigResult:
+) -> tuple[ConfigResult, CheckRequest]:
     """``.ichor.yaml`` from the base (a pull request cannot loosen its own gate), or from the
-    pushed commit when there is no base."""
+    pushed commit when there is no base; and the request with its base commit known."""
     want = [request.head_sha] + ([request.base_sha] if request.base_sha else [])
     tree.fetch(credentials, request.fetch_refs, want=want)
+    if request.base_sha is None and request.base_ref is not None:
+        tip = tree.fetched_ref(f"refs/heads/{request.base_ref}")
+        if tip is None:
+            raise GitStoreError(f"the base branch {request.base_ref!r} could not be fetched")
+        request = dataclasses.replace(request, base_sha=tip)
     rev = request.base_sha or request.head_sha
     tree.prefetch_blobs(credentials, rev, [CONFIG_FILE])
-    return _config_at(tree.repository(), rev)
+    return _config_at(tree.repository(), rev), request
 
 
 def _config_at(repository: GitRepository, rev: str) -> ConfigResult:
@@ -349,6 +368,12 @@ class _LocalTree:
 
     def changed_paths(self, base: str, head: str) -> list[str]:
         return self._repository.changed_paths(base, head)
+
+    def fetched_ref(self, ref: str) -> str | None:
+        try:
+            return self._repository.resolve(ref)
+        except SnapshotError:
+            return None
 
     def repository(self) -> GitRepository:
         return self._repository

@@ -66,6 +66,7 @@ class Bot:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.deliveries: list[str] = []
+        self.repositories: set[str] = set()  # full names whose pull request state to clean
         self.redis = redis.Redis.from_url(REDIS_URL)
         self._web: subprocess.Popen[bytes] | None = None
         self.web_log = workdir / "web.log"
@@ -118,8 +119,9 @@ class Bot:
         for job in self.deliveries:
             keys += [f"ichor:delivery:{job}", f"rq:job:{job}"]
             keys += list(self.redis.scan_iter(f"rq:results:{job}*"))
-        for pattern in ("ichor:heads:*:e2e-*", "ichor:line-comments:*:e2e-*"):
-            keys += list(self.redis.scan_iter(pattern, count=1000))
+        for name in self.repositories:
+            for prefix in ("ichor:heads", "ichor:line-comments"):
+                keys += list(self.redis.scan_iter(f"{prefix}:*:{name}:*", count=1000))
         if keys:
             self.redis.delete(*keys)
         self.redis.srem("rq:queues", f"rq:queue:{self.queue}")

@@ -53,6 +53,7 @@ class Scenario:
         self.fake = fake
         self.bot = bot
         self.full_name = f"e2e-{uuid.uuid4().hex[:8]}/gitops"
+        bot.repositories.add(self.full_name)
         self.work = WorkRepo(tmp_path / "work")
         self.data_dir = tmp_path / "worker-data"
         self.bare: Path | None = None

@@ -341,3 +341,64 @@ def test_a_check_that_cannot_run_says_why_and_is_never_left_in_progress(
     assert "could not be completed" in check["output"]["title"].lower()
     assert "could not be completed" in run.log
     scenario.assert_clean()
+
+
+def test_three_pushes_leave_one_summary_and_no_duplicate_line_comments(
+    scenario: Scenario,
+) -> None:
+    base = scenario.base()
+    pushes: list[dict[str, str | None]] = [
+        {"clusters/prod/notes.txt": "todo\n", "clusters/prod/v1/secrets/web/db.yaml": SECRET},
+        {"clusters/prod/notes.txt": None, "clusters/prod/more.txt": "x\n"},
+        {"clusters/prod/more.txt": None, "clusters/prod/v1/secrets/web/db.yaml": None},
+    ]
+    env = {**scenario.fake.env(), "ICHOR_GITHUB_SUMMARY_COMMENT": "true"}
+    calls: list[list[str]] = []
+    heads: list[str] = []
+    for n, files in enumerate(pushes, start=1):
+        heads.append(scenario.work.commit(files))
+        payload = scenario.pull(16, heads[-1], base)
+        if n > 1:
+            scenario.fake.update_pull(scenario.full_name, 16, head_sha=heads[-1])
+        scenario.fake.reset_calls()
+        scenario.deliver(payload)
+        run = scenario.bot.run_worker(env, scenario.data_dir)
+        assert run.code == 0, run.log
+        calls.append(scenario.fake.calls_summary())
+    repo = f"/repos/{scenario.full_name}"
+
+    def push(run: int, comment: str, lines: list[str]) -> list[str]:
+        return [
+            TOKEN_CALL,  # each push here is a new worker process
+            f"POST {repo}/check-runs 201",
+            f"GET {repo}/issues/16/comments 200",
+            comment,
+            f"PATCH {repo}/check-runs/{run} 200",
+            f"GET {repo}/pulls/16/comments 200",
+            *lines,
+        ]
+
+    assert calls == [
+        push(1, f"POST {repo}/issues/16/comments 201", [f"POST {repo}/pulls/16/reviews 200"]),
+        # notes.txt fixed (its comment marked so), more.txt new (one more review).
+        push(
+            2,
+            f"PATCH {repo}/issues/comments/1 200",
+            [f"POST {repo}/pulls/16/reviews 200", f"PATCH {repo}/pulls/comments/1 200"],
+        ),
+        push(
+            3,
+            f"PATCH {repo}/issues/comments/1 200",
+            [f"PATCH {repo}/pulls/comments/{n} 200" for n in (2, 3)],
+        ),
+    ]
+    (summary,) = scenario.fake.comments(scenario.full_name, 16)
+    assert "All clear" in summary["body"]
+    comments = scenario.fake.review_comments(scenario.full_name, 16)
+    assert sorted(c["path"] for c in comments) == [
+        "clusters/prod/more.txt",
+        "clusters/prod/notes.txt",
+        "clusters/prod/v1/secrets/web/db.yaml",
+    ]
+    assert all("Fixed in" in c["body"] for c in comments)
+    scenario.assert_clean()

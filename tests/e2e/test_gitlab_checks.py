@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -263,7 +264,12 @@ def test_three_pushes_leave_one_summary_and_no_duplicate_discussions(
         scenario.fake.reset_calls()
         scenario.deliver(scenario.merge_request(14, head, base))
         scenario.work_once()
-        calls.append(scenario.fake.calls_summary())
+        calls.append(
+            [
+                re.sub(r"/discussions/[0-9a-f]{40}", "/discussions/<id>", c)
+                for c in scenario.fake.calls_summary()
+            ]
+        )
     (note,) = scenario.summary(14)
     assert "All clear" in note["body"]
     discussions = scenario.line_discussions(14)
@@ -273,9 +279,33 @@ def test_three_pushes_leave_one_summary_and_no_duplicate_discussions(
         "clusters/prod/v1/secrets/web/db.yaml",
     ]  # each finding commented once across the three pushes, every one resolved now
     assert all(d["notes"][0]["resolved"] for d in discussions)
-    notes = f"/api/v4/projects/{pid}/merge_requests/14/notes"
-    assert sum(c.startswith(f"POST {notes} ") for push in calls for c in push) == 1
-    assert sum(c.startswith(f"PUT {notes}/") for push in calls for c in push) == 2
+    api = f"/api/v4/projects/{pid}"
+    mr = f"{api}/merge_requests/14"
+
+    def push(head: str, note: str, lines: list[str]) -> list[str]:
+        return [
+            f"POST {api}/statuses/{head} 201",  # running
+            "GET /api/v4/user 200",
+            f"GET {mr}/notes 200",
+            note,
+            f"POST {api}/statuses/{head} 201",  # the verdict, linking to the note
+            f"GET {mr}/versions 200",
+            f"GET {mr}/discussions 200",
+            *lines,
+        ]
+
+    assert calls == [
+        # Two findings: the summary note and one discussion each.
+        push(heads[0], f"POST {mr}/notes 201", [f"POST {mr}/discussions 201"] * 2),
+        # notes.txt fixed, more.txt new: the note edited, one new discussion, one resolved.
+        push(
+            heads[1],
+            f"PUT {mr}/notes/1 200",
+            [f"POST {mr}/discussions 201", f"PUT {mr}/discussions/<id> 200"],
+        ),
+        # All clear: the note edited, the two remaining discussions resolved.
+        push(heads[2], f"PUT {mr}/notes/1 200", [f"PUT {mr}/discussions/<id> 200"] * 2),
+    ]
     for head in heads:
         states = scenario.states(head)
         assert states[-1] in FINAL

@@ -127,6 +127,20 @@ def check_request(forge: str, delivery_id: str, event: object) -> CheckRequest |
     if isinstance(event, PushEvent):
         if event.deleted or not event.ref.startswith("refs/heads/") or event.after == _ZERO:
             return None
+        default = event.repo.default_branch
+        if default and event.ref != f"refs/heads/{default}":
+            # A branch other than the default one is checked as a pull request into the
+            # default branch would be (its merge base, the default branch's configuration),
+            # so its verdict never disagrees with that pull request's check on the same commit.
+            return CheckRequest(
+                _handle(event.repo, event.installation_id),
+                event.after,
+                None,
+                (event.ref, f"refs/heads/{default}"),
+                delivery_id,
+                use_merge_base=True,
+                base_ref=default,
+            )
         base = None if event.created or event.before == _ZERO else event.before
         return CheckRequest(
             _handle(event.repo, event.installation_id),

@@ -229,3 +229,19 @@ def test_three_pushes_leave_one_summary_and_no_duplicate_line_comments(
     summaries = list((tmp_path / "data" / "local" / "comments" / "acme_gitops").iterdir())
     assert [p.name for p in summaries] == ["7.md"]
     assert "All clear" in summaries[0].read_text()
+
+
+def test_push_to_a_branch_is_checked_against_the_default_branch(
+    tmp_path: Path, repo: WorkRepo
+) -> None:
+    base = base_commit(repo, {"clusters/staging/notes.txt": "old\n"})
+    repo.checkout("feature", create_from=base)
+    first = repo.commit({"clusters/prod/notes.txt": "todo\n"})
+    # The second push only touches staging, yet prod stays touched relative to main: the
+    # verdict is the one a pull request into main would get.
+    second = repo.commit({"clusters/staging/other.yaml": CONFIGMAP.replace("settings", "other")})
+    event = PushEvent(ref(), "refs/heads/feature", first, second, False, False, "alice", 1)
+    with configured(settings(tmp_path), Heads()):
+        check = handle_delivery("github", "d10", event_to_dict(event))["check"]
+    assert check["conclusion"] == "failure"
+    assert (check["new_issues"], check["existing_issues"]) == (1, 1)

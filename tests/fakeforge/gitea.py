@@ -38,34 +38,33 @@ from __future__ import annotations
 import base64
 import copy
 import functools
-import http.client
-import itertools
-import json
 import re
 import secrets
-import subprocess
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar
-from urllib.parse import unquote, urlencode, urlsplit
 
 from jsonschema import Draft4Validator
 
-from tests.fakeforge.github import _INVALID, Fault, _git, _parse_json, _redacted, _split_auth
-from tests.fakeforge.httpserver import LocalServer, Request, Response
+from tests.fakeforge.base import (
+    DescribedCall,
+    DescribedForge,
+    Fault,
+    Reject,
+    link_header,
+    redacted,
+    split_auth,
+)
+from tests.fakeforge.httpserver import Request, Response
 from tests.fakeforge.openapi import (
-    HTTP_METHODS,
     OpenApi,
     Operation,
-    Param,
     Problem,
     RouteError,
-    _format_checker,
-    _Route,
+    join_problems,
 )
 
 T = TypeVar("T")
@@ -81,9 +80,6 @@ PERMISSIONS = ("owner", "admin", "write", "read", "none")
 _PARAM_KEYS = ("type", "format", "enum", "items", "minimum", "maximum", "pattern", "maxLength")
 _PROSE_ENUMS = ("CommitStatusState",)  # definitions whose values only their description lists
 _GIT_PATH = re.compile(r"/[^/]+/[^/]+\.git(/.*)?")
-_HOP_HEADERS = frozenset(
-    {"host", "connection", "keep-alive", "content-length", "transfer-encoding", "expect"}
-)
 _DEFAULT_LIMIT = 30  # Gitea's DEFAULT_PAGING_NUM
 _MAX_LIMIT = 50  # Gitea's MAX_RESPONSE_ITEMS
 _FORBIDDEN_PERMISSION = (
@@ -103,83 +99,19 @@ class Swagger2(OpenApi):
     ``#/parameters`` and ``#/responses``; paths are below ``basePath``.
     """
 
+    greedy_params = frozenset()  # Gitea's templates have none
+
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self.document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        super().__init__(path)
         self.base_path: str = self.document.get("basePath", "")
-        self.components: dict[str, Any] = {}
         self.definitions = _with_prose_enums(copy.deepcopy(self.document.get("definitions", {})))
         self._closed_definitions = _closed(self.definitions)
-        self._format_checker = _format_checker()
-        self._routes: list[_Route] = []
-        for template, item in self.document["paths"].items():
-            shared = item.get("parameters", [])
-            ops = {
-                m.upper(): self._operation(m.upper(), template, item[m], shared)
-                for m in HTTP_METHODS
-                if m in item
-            }
-            pattern, names, literal = _compile(template)
-            self._routes.append(_Route(template, pattern, names, literal, ops))
-        self._routes.sort(key=lambda r: -r.literal)
 
-    def match(self, method: str, raw_path: str) -> tuple[Operation, dict[str, str]]:
-        """As :meth:`OpenApi.match`; groups are numbered, as names like ``repository-id``
-        are no regex group names."""
-        method = method.upper()
-        path_matched = False
-        for route in self._routes:
-            m = route.pattern.fullmatch(raw_path)
-            if m is None:
-                continue
-            path_matched = True
-            op = route.operations.get(method)
-            if op is not None:
-                return op, {name: unquote(m.group(i + 1)) for i, name in enumerate(route.names)}
-        if path_matched:
-            raise RouteError(f"no {method} operation for {raw_path} in the description")
-        raise RouteError(f"no path template of the description matches {raw_path}")
+    def _schema_root(self) -> dict[str, Any]:
+        return {"definitions": self.definitions}
 
-    def resolve(self, ref: str, *, raw: bool = False) -> Any:
-        if not ref.startswith("#/"):
-            raise ValueError(f"only local $refs are supported: {ref}")
-        node: Any = self.document if raw else {"definitions": self.definitions}
-        for part in ref[2:].split("/"):
-            node = node[part.replace("~1", "/").replace("~0", "~")]
-        return node
-
-    def _operation(
-        self, method: str, template: str, raw: Mapping[str, Any], shared: list[Any]
-    ) -> Operation:
-        params: dict[tuple[str, str], Param] = {}
-        body_schema: Mapping[str, Any] | None = None
-        body_required = False
-        for p in [*shared, *raw.get("parameters", [])]:
-            p = self._deref(p)
-            if p["in"] == "body":
-                body_schema, body_required = p.get("schema", {}), bool(p.get("required"))
-                continue
-            if p["in"] == "formData":
-                continue  # uploads: no operation the fake serves takes them
-            params[(p["in"], p["name"])] = Param(
-                name=p["name"],
-                location=p["in"],
-                required=bool(p.get("required", p["in"] == "path")),
-                schema={k: p[k] for k in _PARAM_KEYS if k in p},
-            )
-        return Operation(
-            method=method,
-            template=template,
-            operation_id=raw.get("operationId", f"{method} {template}"),
-            params=tuple(params.values()),
-            body_schema=body_schema,
-            body_required=body_required,
-            responses=raw.get("responses", {}),
-        )
-
-    def _validator(self, schema: Mapping[str, Any]) -> Draft4Validator:
-        root = {"definitions": self.definitions, "allOf": [schema]}
-        return Draft4Validator(root, format_checker=self._format_checker)
+    def _param_schema(self, param: Mapping[str, Any]) -> Mapping[str, Any]:
+        return {k: param[k] for k in _PARAM_KEYS if k in param}  # inline, as JSON Schema
 
     def response_schema(self, op: Operation, status: int) -> Mapping[str, Any] | None:
         response = op.responses.get(str(status))
@@ -188,30 +120,11 @@ class Swagger2(OpenApi):
         schema = self._deref(response).get("schema")
         return schema if isinstance(schema, dict) else None
 
-    def check_response(self, op: Operation, status: int, body: Any) -> list[Problem]:
-        schema = self.response_schema(op, status)
-        if schema is None:
-            if str(status) in op.responses:
-                return []
-            return [Problem("", "invalid", f"status {status} is not described for {op.template}")]
+    def _check_response_body(self, schema: Mapping[str, Any], body: Any) -> list[Problem]:
+        """Every object closed: the fake cannot invent fields the flavor lacks."""
         root = {"definitions": self._closed_definitions, "allOf": [schema]}
         validator = Draft4Validator(root, format_checker=self._format_checker)
         return [Problem("", "invalid", e.message[:200]) for e in validator.iter_errors(body)]
-
-
-def _compile(template: str) -> tuple[re.Pattern[str], tuple[str, ...], int]:
-    """A template's pattern (one numbered group per parameter), names and literal length."""
-    parts: list[str] = []
-    names: list[str] = []
-    literal = 0
-    for piece in re.split(r"(\{[^}]+\})", template):
-        if piece.startswith("{") and piece.endswith("}"):
-            names.append(piece[1:-1])
-            parts.append("([^/]+)")
-        else:
-            parts.append(re.escape(piece))
-            literal += len(piece)
-    return re.compile("".join(parts)), tuple(names), literal
 
 
 def _with_prose_enums(definitions: dict[str, Any]) -> dict[str, Any]:
@@ -254,7 +167,7 @@ def iso(ts: float | None = None) -> str:
 
 
 @dataclass
-class Call:
+class Call(DescribedCall):
     """One API request the fake answered (Authorization cut to its scheme in ``headers``)."""
 
     method: str
@@ -269,12 +182,6 @@ class Call:
     operation_id: str | None = None
     errors: list[str] = field(default_factory=list)
     fault: Fault | None = None
-
-    def summary(self) -> str:
-        return f"{self.method} {self.path} {self.status}"
-
-    def __str__(self) -> str:
-        return self.summary()
 
 
 @dataclass
@@ -296,16 +203,10 @@ class _Ctx:
     repo: Repo | None
 
 
-class _Reject(Exception):
-    def __init__(self, response: Response, kind: str | None = None, message: str = "") -> None:
-        super().__init__(message)
-        self.response, self.kind, self.message = response, kind, message
-
-
 # ---------------------------------------------------------------------------- the fake
 
 
-class FakeGitea:
+class FakeGitea(DescribedForge[Call]):
     """Gitea's (or Forgejo's) REST API and git over HTTP on loopback, for one test.
 
     >>> with FakeGitea(tmp_path / "git", flavor="forgejo") as fake:        # doctest: +SKIP
@@ -324,16 +225,12 @@ class FakeGitea:
     ) -> None:
         if flavor not in DESCRIPTIONS:
             raise ValueError(f"flavor must be one of {sorted(DESCRIPTIONS)}")
-        self.git_root = Path(git_root) if git_root is not None else None
+        super().__init__(git_root)
         self.flavor = flavor
         self.api = load(flavor)
         self.token = token or secrets.token_hex(20)  # Gitea's tokens: 40 hex digits
         self.bot_login = bot_login
         self.check_responses = check_responses
-        self._lock = threading.RLock()
-        self._server = LocalServer(self._handle)
-        self._git: Any = None
-        self._ids: dict[str, Iterator[int]] = {}
         self._users: dict[str, int] = {}
         self._repos: dict[str, Repo] = {}
         self._pulls: dict[str, dict[int, dict[str, Any]]] = {}
@@ -341,62 +238,11 @@ class FakeGitea:
         self._reviews: dict[int, dict[str, Any]] = {}
         self._review_comments: dict[int, dict[str, Any]] = {}
         self._statuses: list[dict[str, Any]] = []
-        self._faults: list[Fault] = []
-        self._calls: list[Call] = []
-        self._validation_errors: list[str] = []
-        self._auth_failures: list[str] = []
-        self._unimplemented: list[str] = []
-        self._response_errors: list[str] = []
         self._user_id(bot_login)
 
     # ------------------------------------------------------------------ lifecycle
-    def start(self) -> FakeGitea:
-        self._server.start()
-        if self.git_root is not None and self._git is None:
-            from tests.support.git_http import GitHttpServer
-
-            self.git_root.mkdir(parents=True, exist_ok=True)
-            self._git = GitHttpServer(self.git_root, self._git_authorize)
-            self._git.start()
-        return self
-
-    def stop(self) -> None:
-        git, self._git = self._git, None
-        stopper = None
-        if git is not None:  # both servers wait out a poll interval: stop them side by side
-            stopper = threading.Thread(target=git.stop, name="fakegitea-git-stop")
-            stopper.start()
-        self._server.stop()
-        if stopper is not None:
-            stopper.join()
-
-    def __enter__(self) -> FakeGitea:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def url(self) -> str:
-        """The instance's base URL, as ``ICHOR_GITEA_URL`` (the API is below ``/api/v1``)."""
-        return self._server.url
-
-    @property
-    def git_url(self) -> str:
-        """Git is served on the same origin, as by Gitea."""
-        return self.url
-
-    @property
-    def git(self) -> Any:
-        """The :class:`tests.support.git_http.GitHttpServer` behind the git paths."""
-        if self._git is None:
-            raise RuntimeError("no git server: pass git_root and start()")
-        return self._git
-
-    def clone_url(self, full_name: str) -> str:
-        return f"{self.url}/{full_name}.git"
-
     def env(self) -> dict[str, str]:
+        """The instance URL (the API is below ``/api/v1``, git on the same origin), token."""
         return {"ICHOR_GITEA_URL": self.url, "ICHOR_GITEA_TOKEN": self.token}
 
     def basic_auth_header(self) -> str:
@@ -431,20 +277,6 @@ class FakeGitea:
     def forbid_permission_reads(self, full_name: str) -> None:
         """The token's user is no repository admin: reading others' permissions is a 403."""
         self.set_permission(full_name, self.bot_login, "write")
-
-    def make_bare_repo(self, full_name: str, source: Path | None = None) -> Path:
-        """``git_root/<owner>/<name>.git``: a bare clone of ``source`` (else empty) that
-        accepts pushes over HTTP."""
-        if self.git_root is None:
-            raise RuntimeError("no git_root")
-        path = self.git_root / f"{full_name}.git"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if source is not None:
-            _git("clone", "-q", "--bare", str(source), str(path))
-        else:
-            _git("init", "-q", "--bare", "-b", "main", str(path))
-        _git("--git-dir", str(path), "config", "http.receivepack", "true")
-        return path
 
     def set_branch(self, full_name: str, branch: str, sha: str) -> None:
         """A branch head for pull creation when no bare repository says it."""
@@ -528,84 +360,7 @@ class FakeGitea:
             self._user_id(user)
             self._review_comments[comment_id]["resolver"] = user
 
-    # ------------------------------------------------------------------ faults
-    def inject(
-        self,
-        method: str | None = None,
-        path: str = r".*",
-        *,
-        status: int | None = None,
-        headers: Mapping[str, str] | None = None,
-        body: Any = None,
-        delay: float = 0.0,
-        times: int | None = 1,
-    ) -> Fault:
-        """Fail the next ``times`` API requests whose method and path (regex, full match,
-        with ``/api/v1``, no query) match; ``status=None`` only delays them."""
-        fault = Fault(
-            method=method,
-            path=re.compile(path),
-            status=status,
-            headers={k.lower(): str(v) for k, v in (headers or {}).items()},
-            body=body,
-            delay=delay,
-            times=times,
-        )
-        with self._lock:
-            self._faults.append(fault)
-        return fault
-
-    def clear_faults(self) -> None:
-        with self._lock:
-            self._faults.clear()
-
     # ------------------------------------------------------------------ observing
-    @property
-    def calls(self) -> list[Call]:
-        with self._lock:
-            return list(self._calls)
-
-    def calls_summary(self) -> list[str]:
-        with self._lock:
-            return [c.summary() for c in self._calls]
-
-    def reset_calls(self) -> None:
-        with self._lock:
-            self._calls.clear()
-
-    @property
-    def validation_errors(self) -> list[str]:
-        with self._lock:
-            return list(self._validation_errors)
-
-    @property
-    def auth_failures(self) -> list[str]:
-        with self._lock:
-            return list(self._auth_failures)
-
-    @property
-    def unimplemented(self) -> list[str]:
-        with self._lock:
-            return list(self._unimplemented)
-
-    @property
-    def response_errors(self) -> list[str]:
-        with self._lock:
-            return list(self._response_errors)
-
-    def assert_clean(self) -> None:
-        with self._lock:
-            problems = {
-                "validation_errors": self._validation_errors,
-                "auth_failures": self._auth_failures,
-                "unimplemented": self._unimplemented,
-                "response_errors": self._response_errors,
-            }
-            if any(problems.values()):
-                lines = [f"{k}: {v}" for k, v in problems.items() if v]
-                lines.append("calls: " + ", ".join(c.summary() for c in self._calls))
-                raise AssertionError("\n".join(lines))
-
     def statuses(self, full_name: str, sha: str) -> list[dict[str, Any]]:
         """Commit statuses of ``sha``, oldest first (Gitea keeps every one)."""
         with self._lock:
@@ -639,96 +394,54 @@ class FakeGitea:
         with self._lock:
             return [self._render_pull(full_name, n) for n in sorted(self._pulls[full_name])]
 
-    def wait_for(
-        self, predicate: Callable[[], T], timeout: float = 10.0, *, interval: float = 0.02
-    ) -> T:
-        """Poll ``predicate`` until it returns something truthy, and return that."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if time.monotonic() >= deadline:
-                raise AssertionError(f"timed out after {timeout} s; calls: {self.calls_summary()}")
-            time.sleep(interval)
-
     # ------------------------------------------------------------------ request pipeline
-    def _handle(self, req: Request) -> Response:
+    def _pass_through(self, req: Request) -> Response | None:
         if _GIT_PATH.fullmatch(req.path) and self._git is not None:
             return self._proxy_git(req)
-        scheme, _ = _split_auth(req.headers.get("authorization"))
-        call = Call(req.method, req.path, dict(req.query), None, _redacted(req.headers), scheme)
-        fault: Fault | None = None
-        try:
-            with self._lock:
-                response, fault = self._process(req, call)
-        except _Reject as rej:
-            response = rej.response
-            if rej.kind is not None:
-                with self._lock:
-                    getattr(self, f"_{rej.kind}").append(f"{req.method} {req.path}: {rej.message}")
-                    call.errors.append(rej.message)
-        with self._lock:
-            call.status, call.response, call.fault = response.status, response.body, fault
-            self._calls.append(call)
-        return response
+        return None
 
-    def _process(self, req: Request, call: Call) -> tuple[Response, Fault | None]:
+    def _new_call(self, req: Request) -> Call:
+        scheme, _ = split_auth(req.headers.get("authorization"))
+        return Call(req.method, req.path, dict(req.query), None, redacted(req.headers), scheme)
+
+    def _call_error(self, line: str, message: str) -> str:
+        return message  # the call has its method and path
+
+    def _match(self, req: Request) -> tuple[Operation, dict[str, str]]:
         if not req.path.startswith(API_PREFIX + "/"):
-            raise _Reject(_error(404, "Not Found"), "validation_errors", "not an API path")
-        try:
-            op, params = self.api.match(req.method, req.path[len(API_PREFIX) :])
-        except RouteError as exc:
-            raise _Reject(_error(404, "Not Found"), "validation_errors", str(exc)) from None
-        call.template, call.operation_id = op.template, op.operation_id
-        problems = self.api.check_params(op, params, "path")
-        if problems:
-            raise _Reject(_error(404, "Not Found"), "validation_errors", _join(problems))
-        self._authenticate(req)
-        problems = self.api.check_params(op, req.query, "query")
-        body, present = _parse_json(req.body)
-        if not problems and body is _INVALID:
-            problems = [Problem("", "invalid", "request body is not JSON")]
-        elif not problems:
-            call.json = body if present else None
-            problems = self.api.check_body(op, body, present=present)
-            if not problems and present:
-                problems = _documented_rules(op, body)
-        if problems:
-            raise _Reject(_error(422, _join(problems)), "validation_errors", _join(problems))
-        fault = self._take_fault(req.method, req.path)
-        if fault is not None and fault.status is not None:
-            body = fault.body if fault.body is not None else {"message": "injected fault"}
-            return Response(fault.status, body, dict(fault.headers), delay=fault.delay), fault
-        repo = None
-        if "owner" in params and "repo" in params:
-            repo = self._repos.get(f"{params['owner']}/{params['repo']}")
-            if repo is None:
-                raise _Reject(_error(404, "The target couldn't be found."))
-        handler = getattr(self, f"_op_{op.operation_id}", None)
-        if handler is None:
-            message = f"{op.template} ({op.operation_id}) is not served by the fake"
-            raise _Reject(
-                _error(501, f"the fake does not serve {op.method} {op.template}"),
-                "unimplemented",
-                message,
-            )
-        response: Response = handler(_Ctx(req, op, params, body if present else None, repo))
-        if self.check_responses and 200 <= response.status < 300:
-            for p in self.api.check_response(op, response.status, response.body):
-                self._response_errors.append(
-                    f"{op.method} {req.path} {response.status}: {p.message}"
-                )
-        if fault is not None:
-            response.delay = fault.delay
-            response.headers.update(fault.headers)
-        return response, fault
+            raise RouteError("not an API path")
+        return self.api.match(req.method, req.path[len(API_PREFIX) :])
 
-    def _authenticate(self, req: Request) -> None:
-        scheme, credential = _split_auth(req.headers.get("authorization"))
+    def _context(
+        self, req: Request, op: Operation, params: dict[str, str], body: Any, auth: None
+    ) -> _Ctx:
+        return _Ctx(req, op, params, body, None)
 
-        def fail(message: str, reason: str) -> _Reject:
-            return _Reject(_error(401, message), "auth_failures", reason)
+    def _authorize_repo(self, ctx: _Ctx) -> Repo | None:
+        if "owner" not in ctx.params or "repo" not in ctx.params:
+            return None
+        repo = self._repos.get(f"{ctx.params['owner']}/{ctx.params['repo']}")
+        if repo is None:
+            raise Reject(_error(404, "The target couldn't be found."))
+        return repo
+
+    def _not_found(self) -> Response:
+        return _error(404, "Not Found")
+
+    def _invalid(self, op: Operation, problems: list[Problem]) -> Response:
+        return _error(422, join_problems(problems))
+
+    def _unserved(self, op: Operation) -> Response:
+        return _error(501, f"the fake does not serve {op.method} {op.template}")
+
+    def _documented_rules(self, op: Operation, body: Any) -> list[Problem]:
+        return _documented_rules(op, body)
+
+    def _authenticate(self, op: Operation, req: Request, call: Call) -> None:
+        scheme, credential = split_auth(req.headers.get("authorization"))
+
+        def fail(message: str, reason: str) -> Reject:
+            return Reject(_error(401, message), "auth_failures", reason)
 
         if credential is None:
             raise fail("token is required", "no Authorization header")
@@ -737,18 +450,11 @@ class FakeGitea:
         if not secrets.compare_digest(credential.encode(), self.token.encode()):
             raise fail("invalid token", "unknown token")
 
-    def _take_fault(self, method: str, path: str) -> Fault | None:
-        for fault in self._faults:
-            if fault.matches(method, path):
-                fault.hits += 1
-                return fault
-        return None
-
     # ------------------------------------------------------------------ git
     def _git_authorize(self, header: str | None) -> bool:
         """Gitea's Basic method: the token as username (password empty or "x-oauth-basic"),
         else as password."""
-        scheme, credential = _split_auth(header)
+        scheme, credential = split_auth(header)
         if scheme is None or credential is None or scheme.lower() != "basic":
             return False
         try:
@@ -759,24 +465,7 @@ class FakeGitea:
         token = user if password in ("", "x-oauth-basic") else password
         return secrets.compare_digest(token.encode(), self.token.encode())
 
-    def _proxy_git(self, req: Request) -> Response:
-        """Pass a git request to the git server: Gitea serves git and API on one origin."""
-        parts = urlsplit(self.git.url)
-        conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=60)
-        try:
-            headers = {k: v for k, v in req.headers.items() if k not in _HOP_HEADERS}
-            conn.request(req.method, req.target, body=req.body or None, headers=headers)
-            answer = conn.getresponse()
-            payload = answer.read()
-            kept = {k: v for k, v in answer.getheaders() if k.lower() not in _HOP_HEADERS}
-            return Response(answer.status, payload, kept)
-        finally:
-            conn.close()
-
     # ------------------------------------------------------------------ state helpers
-    def _next_id(self, kind: str) -> int:
-        return next(self._ids.setdefault(kind, itertools.count(1)))
-
     def _user_id(self, login: str) -> int:
         if login not in self._users:
             self._users[login] = self._next_id("user")
@@ -797,26 +486,11 @@ class FakeGitea:
     def _next_number(self, full_name: str) -> int:
         return max(self._pulls[full_name], default=0) + 1
 
-    def _bare_repo(self, full_name: str) -> Path | None:
-        if self.git_root is None:
-            return None
-        path = self.git_root / f"{full_name}.git"
-        return path if path.is_dir() else None
-
     def _branch_sha(self, full_name: str, branch: str) -> str | None:
         repo = self._repos.get(full_name)
         if repo is not None and branch in repo.branches:
             return repo.branches[branch]
-        path = self._bare_repo(full_name)
-        if path is None:
-            return None
-        out = subprocess.run(
-            ["git", "--git-dir", str(path), "rev-parse", "--verify", "-q", f"refs/heads/{branch}"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        return out.stdout.strip() or None if out.returncode == 0 else None
+        return self._rev_parse(full_name, f"refs/heads/{branch}") or None
 
     def _store_comment(self, full: str, number: int, body: str, user: str) -> dict[str, Any]:
         now, comment_id = iso(), self._next_id("comment")
@@ -882,22 +556,11 @@ class FakeGitea:
     def _page(self, req: Request, items: list[T]) -> tuple[list[T], dict[str, str]]:
         limit = int(req.query.get("limit") or 0)
         limit = _DEFAULT_LIMIT if limit <= 0 else min(limit, _MAX_LIMIT)
-        page = max(1, int(req.query.get("page") or 1))
-        last = max(1, -(-len(items) // limit))
-
-        def link(n: int) -> str:
-            query = {**req.query, "limit": str(limit), "page": str(n)}
-            return f"<{self.url}{req.path}?{urlencode(query)}>"
-
-        rels = []
-        if page < last:
-            rels += [f'{link(page + 1)}; rel="next"', f'{link(last)}; rel="last"']
-        if page > 1:
-            rels += [f'{link(1)}; rel="first"', f'{link(page - 1)}; rel="prev"']
+        chunk, rels = self._page_of(req, items, "limit", limit)
         headers = {"x-total-count": str(len(items))}
         if rels:
-            headers["link"] = ", ".join(rels)
-        return items[(page - 1) * limit : page * limit], headers
+            headers["link"] = link_header(rels, ("next", "last", "first", "prev"))
+        return chunk, headers
 
     # ------------------------------------------------------------------ rendering
     def _render_user(self, login: str) -> dict[str, Any]:
@@ -1052,7 +715,7 @@ class FakeGitea:
         assert ctx.repo is not None
         pr = self._pulls[ctx.repo.full_name].get(int(ctx.params["index"]))
         if pr is None:
-            raise _Reject(_error(404, "pull request does not exist"))
+            raise Reject(_error(404, "pull request does not exist"))
         return pr
 
     def _op_userGetCurrent(self, ctx: _Ctx) -> Response:
@@ -1107,7 +770,7 @@ class FakeGitea:
         assert ctx.repo is not None
         comment = self._comments.get(int(ctx.params["id"]))
         if comment is None or comment["repo"] != ctx.repo.full_name:
-            raise _Reject(_error(404, "comment does not exist"))
+            raise Reject(_error(404, "comment does not exist"))
         return comment
 
     def _op_issueGetComment(self, ctx: _Ctx) -> Response:
@@ -1120,7 +783,7 @@ class FakeGitea:
             "admin",
             "owner",
         ):
-            raise _Reject(_error(403, "user should be the poster or an admin"))
+            raise Reject(_error(403, "user should be the poster or an admin"))
         comment["body"], comment["updated_at"] = ctx.body["body"], iso()
         return Response(200, self._render_comment(comment))
 
@@ -1157,7 +820,7 @@ class FakeGitea:
                 head_repo,
             ):
                 return Response(200, self._render_pull(full, n))
-        raise _Reject(_error(404, "pull request does not exist"))
+        raise Reject(_error(404, "pull request does not exist"))
 
     def _op_repoCreatePullRequest(self, ctx: _Ctx) -> Response:
         assert ctx.repo is not None
@@ -1165,11 +828,11 @@ class FakeGitea:
         head, base = str(body.get("head") or ""), str(body.get("base") or "")
         head_sha, base_sha = self._branch_sha(full, head), self._branch_sha(full, base)
         if head_sha is None or base_sha is None:
-            raise _Reject(
+            raise Reject(
                 _error(404, f"branch {head if head_sha is None else base!r} does not exist")
             )
         if head == base:
-            raise _Reject(
+            raise Reject(
                 _error(
                     422, "Invalid PullRequest: There are no changes between the head and the base"
                 )
@@ -1180,7 +843,7 @@ class FakeGitea:
                     f"pull request already exists for these targets [id: {pr['id']}, "
                     f"head_branch: {head}, base_branch: {base}]"
                 )
-                raise _Reject(_error(409, message))
+                raise Reject(_error(409, message))
         created = self.add_pull(
             full,
             head_sha=head_sha,
@@ -1232,7 +895,7 @@ class FakeGitea:
             or ctx.repo is None
             or review["repo"] != ctx.repo.full_name
         ):
-            raise _Reject(_error(404, "review does not exist"))
+            raise Reject(_error(404, "review does not exist"))
         return review
 
     def _op_repoGetPullReview(self, ctx: _Ctx) -> Response:
@@ -1246,14 +909,14 @@ class FakeGitea:
         assert ctx.repo is not None
         comment = self._review_comments.get(int(ctx.params["id"]))
         if comment is None or comment["repo"] != ctx.repo.full_name:
-            raise _Reject(_error(404, "comment does not exist"))
+            raise Reject(_error(404, "comment does not exist"))
         pr = self._pulls[comment["repo"]][comment["number"]]
         if pr["user"] != self.bot_login and ctx.repo.roles.get(self.bot_login) not in (
             "owner",
             "admin",
             "write",
         ):
-            raise _Reject(_error(403, "user should have permission to resolve comment"))
+            raise Reject(_error(403, "user should have permission to resolve comment"))
         comment["resolver"] = resolver
         return Response(204)
 
@@ -1267,9 +930,9 @@ class FakeGitea:
         assert ctx.repo is not None
         who = ctx.params["collaborator"]
         if who != self.bot_login and ctx.repo.roles.get(self.bot_login) not in ("admin", "owner"):
-            raise _Reject(_error(403, _FORBIDDEN_PERMISSION))
+            raise Reject(_error(403, _FORBIDDEN_PERMISSION))
         if who not in self._users:
-            raise _Reject(_error(404, f"user redirect does not exist [name: {who}]"))
+            raise Reject(_error(404, f"user redirect does not exist [name: {who}]"))
         default = (
             "owner"
             if who == ctx.repo.full_name.partition("/")[0]
@@ -1286,10 +949,6 @@ class FakeGitea:
 def _error(status: int, message: str) -> Response:
     """Gitea's error shape: ``{"message", "url"}`` (url: the instance's API docs)."""
     return Response(status, {"message": message, "url": "https://gitea.invalid/api/swagger"})
-
-
-def _join(problems: list[Problem]) -> str:
-    return "; ".join(p.message for p in problems)
 
 
 def _documented_rules(op: Operation, body: Any) -> list[Problem]:

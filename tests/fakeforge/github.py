@@ -29,34 +29,41 @@ import functools
 import hashlib
 import itertools
 import json
-import os
 import re
 import secrets
 import string
-import subprocess
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 import jwt as pyjwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from tests.fakeforge.httpserver import LocalServer, Request, Response
+from tests.fakeforge.base import (
+    DescribedCall,
+    DescribedForge,
+    Fault,
+    Reject,
+    link_header,
+    redacted,
+    split_auth,
+)
+from tests.fakeforge.httpserver import Request, Response
 from tests.fakeforge.openapi import (
     DESCRIPTION,
     DOCS,
     OpenApi,
     Operation,
     Problem,
-    RouteError,
     overlay,
 )
+
+__all__ = ["Call", "FakeGitHub", "Fault", "new_private_key"]
 
 T = TypeVar("T")
 
@@ -83,6 +90,7 @@ _ZERO_SHA = "0" * 40
 _MAX_ANNOTATION_BYTES = 64 * 1024
 _MAX_ANNOTATION_TITLE = 255
 _SIDES = ("LEFT", "RIGHT")
+_LINK_ORDER = ("next", "last", "prev", "first")
 # GitHub's answer when a review comment is not on a line of the diff: a review refuses them all
 # (``validation_failed_simple``: errors are strings), a single comment says which field.
 _NOT_IN_DIFF = (
@@ -221,7 +229,7 @@ def _validation_failed(errors: list[dict[str, Any]]) -> Response:
 
 
 @dataclass
-class Call:
+class Call(DescribedCall):
     """One request the fake answered. ``headers`` has Authorization cut to its scheme;
     ``token`` is the credential that was sent (installation token or JWT), for assertions."""
 
@@ -240,39 +248,6 @@ class Call:
     errors: list[str] = field(default_factory=list)
     fault: Fault | None = None
     time: float = 0.0
-
-    def summary(self) -> str:
-        return f"{self.method} {self.path} {self.status}"
-
-    def __str__(self) -> str:
-        return self.summary()
-
-
-@dataclass
-class Fault:
-    """An injected failure. ``times=None`` fires forever. With ``status`` None the request is
-    served normally, only ``delay`` seconds late (after its effect: a client that times out
-    has still changed the state, as with a slow GitHub)."""
-
-    method: str | None
-    path: re.Pattern[str]
-    status: int | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    body: Any = None
-    delay: float = 0.0
-    times: int | None = 1
-    hits: int = 0
-
-    def matches(self, method: str, path: str) -> bool:
-        if self.times is not None and self.hits >= self.times:
-            return False
-        if self.method is not None and self.method.upper() != method.upper():
-            return False
-        return self.path.fullmatch(path) is not None
-
-    @property
-    def exhausted(self) -> bool:
-        return self.times is not None and self.hits >= self.times
 
 
 @dataclass
@@ -314,17 +289,7 @@ class Token:
         return not self.revoked and now < self.expires_at
 
 
-class _Reject(Exception):
-    """Answer ``response`` now; ``kind`` says which problem list records ``message``."""
-
-    def __init__(self, response: Response, kind: str | None = None, message: str = "") -> None:
-        super().__init__(message)
-        self.response = response
-        self.kind = kind
-        self.message = message
-
-
-class FakeGitHub:
+class FakeGitHub(DescribedForge[Call]):
     """GitHub's REST API (and git over HTTP) on loopback, for one test.
 
     >>> with FakeGitHub(tmp_path / "git") as fake:                      # doctest: +SKIP
@@ -349,7 +314,7 @@ class FakeGitHub:
         check_responses: bool = True,
         description: OpenApi | None = None,
     ) -> None:
-        self.git_root = Path(git_root) if git_root is not None else None
+        super().__init__(git_root, first_id=first_id)
         self.app_id = str(app_id)
         self.app_slug = app_slug
         self.bot_login = f"{app_slug}[bot]"
@@ -363,13 +328,6 @@ class FakeGitHub:
         self.jwt_max_lifetime = jwt_max_lifetime
         self.check_responses = check_responses
         self.api = description or supplemented()
-
-        self._lock = threading.RLock()
-        self._server = LocalServer(self._handle)
-        self._git: Any = None
-        self._git_error: str | None = None
-        self._ids: dict[str, Iterator[int]] = {}
-        self._first_id = first_id
         self._request_ids = itertools.count(1)
 
         self._installations: dict[int, Installation] = {}
@@ -386,62 +344,13 @@ class FakeGitHub:
         self._diff_lines: dict[tuple[str, int], dict[str, frozenset[int]]] = {}
         self._check_runs: dict[int, dict[str, Any]] = {}
         self._suites: dict[tuple[str, str], int] = {}
-        self._faults: list[Fault] = []
-        self._calls: list[Call] = []
-        self._validation_errors: list[str] = []
-        self._auth_failures: list[str] = []
-        self._unimplemented: list[str] = []
-        self._response_errors: list[str] = []
         self._rate_used = 0
 
     # ------------------------------------------------------------------ lifecycle
-    def start(self) -> FakeGitHub:
-        self._server.start()
-        if self.git_root is not None and self._git is None:
-            self.git_root.mkdir(parents=True, exist_ok=True)
-            try:
-                from tests.support.git_http import GitHttpServer
-            except ImportError as exc:
-                self._git_error = f"tests/support/git_http.py is not available ({exc})"
-            else:
-                self._git = GitHttpServer(self.git_root, self._git_authorize)
-                self._git.start()
-        return self
-
-    def stop(self) -> None:
-        git, self._git = self._git, None
-        stopper = None
-        if git is not None:  # both servers wait out a poll interval: stop them side by side
-            stopper = threading.Thread(target=git.stop, name="fakeforge-git-stop")
-            stopper.start()
-        self._server.stop()
-        if stopper is not None:
-            stopper.join()
-
-    def __enter__(self) -> FakeGitHub:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def url(self) -> str:
-        """The API base, as ``ICHOR_GITHUB_API_URL`` (no /api/v3 prefix)."""
-        return self._server.url
-
-    @property
-    def git(self) -> Any:
-        """The :class:`tests.support.git_http.GitHttpServer` (``requests``, ``fail_next``)."""
-        if self._git is None:
-            raise RuntimeError(self._git_error or "no git server: pass git_root and start()")
-        return self._git
-
     @property
     def git_url(self) -> str:
+        """git's own server (github.com serves git on another host than the API)."""
         return str(self.git.url)
-
-    def clone_url(self, full_name: str) -> str:
-        return str(self.git.clone_url(full_name))
 
     @property
     def web_url(self) -> str:
@@ -449,7 +358,8 @@ class FakeGitHub:
         return self.git_url if self._git is not None else self.url
 
     def env(self) -> dict[str, str]:
-        """The bot's settings pointing at this fake."""
+        """The bot's settings pointing at this fake (the API base :attr:`url` has no /api/v3
+        prefix; git is on :attr:`git_url`)."""
         values = {
             "ICHOR_GITHUB_API_URL": self.url,
             "ICHOR_GITHUB_APP_ID": self.app_id,
@@ -509,21 +419,6 @@ class FakeGitHub:
         """A branch head for PR creation when there is no bare repository to read it from."""
         with self._lock:
             self._repo(full_name).branches[branch] = sha
-
-    def make_bare_repo(self, full_name: str, source: Path | None = None) -> Path:
-        """``git_root/<owner>/<name>.git``: a bare clone of ``source`` (else empty), which
-        accepts pushes over HTTP (``http.receivepack``: git http-backend refuses them
-        otherwise, as no REMOTE_USER is set)."""
-        if self.git_root is None:
-            raise RuntimeError("no git_root")
-        path = self.git_root / f"{full_name}.git"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if source is not None:
-            _git("clone", "-q", "--bare", str(source), str(path))
-        else:
-            _git("init", "-q", "--bare", "-b", "main", str(path))
-        _git("--git-dir", str(path), "config", "http.receivepack", "true")
-        return path
 
     def branch_sha(self, full_name: str, branch: str) -> str | None:
         """The branch head as the fake sees it (set_branch(), else the bare repository);
@@ -641,32 +536,6 @@ class FakeGitHub:
             return self._render_review_comment(comment)
 
     # ------------------------------------------------------------------ faults
-    def inject(
-        self,
-        method: str | None = None,
-        path: str = r".*",
-        *,
-        status: int | None = None,
-        headers: Mapping[str, str] | None = None,
-        body: Any = None,
-        delay: float = 0.0,
-        times: int | None = 1,
-    ) -> Fault:
-        """Fail the next ``times`` requests whose method and path (regex, full match, no
-        query) match. ``body`` defaults to a GitHub-like message for ``status``."""
-        fault = Fault(
-            method=method,
-            path=re.compile(path),
-            status=status,
-            headers={k.lower(): str(v) for k, v in (headers or {}).items()},
-            body=body,
-            delay=delay,
-            times=times,
-        )
-        with self._lock:
-            self._faults.append(fault)
-        return fault
-
     def inject_secondary_rate_limit(
         self, method: str | None = None, path: str = r".*", *, retry_after: int = 1, times: int = 1
     ) -> Fault:
@@ -698,10 +567,6 @@ class FakeGitHub:
             body=_error("API rate limit exceeded for installation."),
             times=times,
         )
-
-    def clear_faults(self) -> None:
-        with self._lock:
-            self._faults.clear()
 
     # ------------------------------------------------------------------ tokens and JWTs
     def make_jwt(
@@ -776,56 +641,6 @@ class FakeGitHub:
         return f"Authorization: Basic {raw}"
 
     # ------------------------------------------------------------------ observing
-    @property
-    def calls(self) -> list[Call]:
-        with self._lock:
-            return list(self._calls)
-
-    def calls_summary(self) -> list[str]:
-        with self._lock:
-            return [c.summary() for c in self._calls]
-
-    def reset_calls(self) -> None:
-        with self._lock:
-            self._calls.clear()
-
-    @property
-    def validation_errors(self) -> list[str]:
-        """Requests that depart from the description: ``"METHOD /path: what"``."""
-        with self._lock:
-            return list(self._validation_errors)
-
-    @property
-    def auth_failures(self) -> list[str]:
-        with self._lock:
-            return list(self._auth_failures)
-
-    @property
-    def unimplemented(self) -> list[str]:
-        """Described operations the fake does not serve (answered 501)."""
-        with self._lock:
-            return list(self._unimplemented)
-
-    @property
-    def response_errors(self) -> list[str]:
-        """The fake's own answers that depart from the description (a bug in the fake)."""
-        with self._lock:
-            return list(self._response_errors)
-
-    def assert_clean(self) -> None:
-        """No validation error, auth failure, unserved operation or malformed answer."""
-        with self._lock:
-            problems = {
-                "validation_errors": self._validation_errors,
-                "auth_failures": self._auth_failures,
-                "unimplemented": self._unimplemented,
-                "response_errors": self._response_errors,
-            }
-            if any(problems.values()):
-                lines = [f"{k}: {v}" for k, v in problems.items() if v]
-                lines.append("calls: " + ", ".join(c.summary() for c in self._calls))
-                raise AssertionError("\n".join(lines))
-
     def check_runs(self, full_name: str) -> list[dict[str, Any]]:
         """Current check runs of a repository, oldest first; ``output.annotations`` holds
         every annotation received (PATCHes append)."""
@@ -874,143 +689,52 @@ class FakeGitHub:
         with self._lock:
             return copy.deepcopy(self._reactions)
 
-    def wait_for(
-        self,
-        predicate: Callable[[], T],
-        timeout: float = 10.0,
-        *,
-        interval: float = 0.02,
-        message: str = "",
-    ) -> T:
-        """Poll ``predicate`` until it returns something truthy, and return that."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if time.monotonic() >= deadline:
-                raise AssertionError(
-                    f"timed out after {timeout} s waiting{': ' + message if message else ''}; "
-                    f"calls: {self.calls_summary()}"
-                )
-            time.sleep(interval)
-
     # ------------------------------------------------------------------ request pipeline
-    def _handle(self, req: Request) -> Response:
-        scheme, token = _split_auth(req.headers.get("authorization"))
-        call = Call(
+    def _new_call(self, req: Request) -> Call:
+        scheme, token = split_auth(req.headers.get("authorization"))
+        return Call(
             method=req.method,
             path=req.path,
             query=dict(req.query),
             json=None,
             body=req.body,
-            headers=_redacted(req.headers),
+            headers=redacted(req.headers),
             token=token,
             auth_scheme=scheme,
             time=_now(),
         )
-        fault: Fault | None = None
-        try:
-            with self._lock:
-                response, fault = self._process(req, call)
-        except _Reject as rej:
-            response = rej.response
-            if rej.kind is not None:
-                self._record(rej.kind, f"{req.method} {req.path}: {rej.message}", call)
-        response.headers = {**self._default_headers(), **response.headers}
-        with self._lock:
-            call.status = response.status
-            call.response = copy.deepcopy(response.body)
-            call.fault = fault
-            self._calls.append(call)
-        return response
 
-    def _record(self, kind: str, message: str, call: Call) -> None:
-        with self._lock:
-            getattr(self, f"_{kind}").append(message)
-            call.errors.append(message)
+    def _context(
+        self, req: Request, op: Operation, params: dict[str, str], body: Any, auth: _Auth
+    ) -> _Ctx:
+        return _Ctx(req=req, op=op, params=params, body=body, repo=None, auth=auth)
 
-    def _process(self, req: Request, call: Call) -> tuple[Response, Fault | None]:
-        try:
-            op, params = self.api.match(req.method, req.path)
-        except RouteError as exc:
-            raise _Reject(_not_found(), "validation_errors", str(exc)) from None
-        call.template, call.operation_id = op.template, op.operation_id
-        problems = self.api.check_params(op, params, "path")
-        if problems:
-            raise _Reject(_not_found(), "validation_errors", _join(problems))
-        auth = self._authenticate(op, call)
-        problems = self.api.check_params(op, req.query, "query")
-        if problems:
-            raise _Reject(
-                _validation_failed([p.as_github(_resource(op)) for p in problems]),
-                "validation_errors",
-                _join(problems),
-            )
-        body, present = _parse_json(req.body)
-        if body is _INVALID:
-            raise _Reject(
-                Response(400, _error("Problems parsing JSON", 400)),
-                "validation_errors",
-                "request body is not JSON",
-            )
-        call.json = body if present else None
-        problems = self.api.check_body(op, body, present=present)
-        if not problems and present:
-            problems = self._semantic_problems(op, body)
-        if problems:
-            raise _Reject(
-                _validation_failed([p.as_github(_resource(op)) for p in problems]),
-                "validation_errors",
-                _join(problems),
-            )
-        fault = self._take_fault(req.method, req.path)
-        if fault is not None and fault.status is not None:
-            return self._fault_response(fault), fault
-        repo = self._authorize_repo(op, params, auth)
-        handler = getattr(self, "_op_" + _handler_name(op), None)
-        if handler is None:
-            raise _Reject(
-                Response(501, _error(f"the fake does not serve {op.method} {op.template}")),
-                "unimplemented",
-                f"{op.template} ({op.operation_id}) is not served by the fake",
-            )
-        ctx = _Ctx(
-            req=req, op=op, params=params, body=body if present else None, repo=repo, auth=auth
+    def _handler_name(self, op: Operation) -> str:
+        return _handler_name(op)
+
+    def _not_found(self) -> Response:
+        return _not_found()
+
+    def _invalid(self, op: Operation, problems: list[Problem]) -> Response:
+        return _validation_failed([p.as_github(_resource(op)) for p in problems])
+
+    def _not_json(self, op: Operation) -> Response:
+        return Response(400, _error("Problems parsing JSON", 400))
+
+    def _unserved(self, op: Operation) -> Response:
+        return Response(501, _error(f"the fake does not serve {op.method} {op.template}"))
+
+    def _fault_body(self, status: int, headers: dict[str, str]) -> Any:
+        return _error(
+            {
+                403: "Forbidden",
+                429: "Too Many Requests",
+                500: "Server Error",
+                502: "Bad Gateway",
+                503: "Service Unavailable",
+                504: "Gateway Timeout",
+            }.get(status, "Injected fault")
         )
-        response = handler(ctx)
-        if self.check_responses and 200 <= response.status < 300:
-            for p in self.api.check_response(op, response.status, response.body):
-                self._response_errors.append(
-                    f"{op.method} {req.path} {response.status}: {p.message}"
-                )
-        if fault is not None:
-            response.delay = fault.delay
-            response.headers.update(fault.headers)
-        return response, fault
-
-    def _take_fault(self, method: str, path: str) -> Fault | None:
-        for fault in self._faults:
-            if fault.matches(method, path):
-                fault.hits += 1
-                return fault
-        return None
-
-    def _fault_response(self, fault: Fault) -> Response:
-        status = fault.status or 500
-        body = fault.body
-        if body is None:
-            body = _error(
-                {
-                    403: "Forbidden",
-                    429: "Too Many Requests",
-                    500: "Server Error",
-                    502: "Bad Gateway",
-                    503: "Service Unavailable",
-                    504: "Gateway Timeout",
-                }.get(status, "Injected fault")
-            )
-        return Response(status, body, dict(fault.headers), delay=fault.delay)
 
     def _default_headers(self) -> dict[str, str]:
         with self._lock:
@@ -1027,13 +751,13 @@ class FakeGitHub:
         }
 
     # ------------------------------------------------------------------ authentication
-    def _authenticate(self, op: Operation, call: Call) -> _Auth:
+    def _authenticate(self, op: Operation, req: Request, call: Call) -> _Auth:
         scheme, credential = call.auth_scheme, call.token
         needs_jwt = op.template.startswith("/app") or op.template in _JWT_TEMPLATES
         either = op.template in _EITHER_TEMPLATES
 
-        def fail(message: str, reason: str) -> _Reject:
-            return _Reject(Response(401, _error(message, 401)), "auth_failures", reason)
+        def fail(message: str, reason: str) -> Reject:
+            return Reject(Response(401, _error(message, 401)), "auth_failures", reason)
 
         if credential is None:
             raise fail("Requires authentication", "no Authorization header")
@@ -1062,7 +786,7 @@ class FakeGitHub:
             raise fail("Bad credentials", "expired installation token")
         return _Auth(kind="installation", token=token)
 
-    def _verify_jwt(self, credential: str, fail: Callable[[str, str], _Reject]) -> None:
+    def _verify_jwt(self, credential: str, fail: Callable[[str, str], Reject]) -> None:
         try:
             header = pyjwt.get_unverified_header(credential)
             # Signature only; the claims are checked below, as GitHub checks them.
@@ -1112,13 +836,14 @@ class FakeGitHub:
                 f"JWT iss {iss!r} is not the app id {self.app_id!r}",
             )
 
-    def _authorize_repo(self, op: Operation, params: Mapping[str, str], auth: _Auth) -> Repo | None:
+    def _authorize_repo(self, ctx: _Ctx) -> Repo | None:
+        op, params, auth = ctx.op, ctx.params, ctx.auth
         if "owner" not in params or "repo" not in params:
             return None
         full = f"{params['owner']}/{params['repo']}"
         repo = self._repos.get(full)
         if repo is None:
-            raise _Reject(_not_found())
+            raise Reject(_not_found())
         if auth.kind == "app":
             return repo
         token = auth.token
@@ -1128,13 +853,13 @@ class FakeGitHub:
         )
         if not covered:
             if repo.private:
-                raise _Reject(_not_found())
-            raise _Reject(Response(403, _error("Resource not accessible by integration", 403)))
+                raise Reject(_not_found())
+            raise Reject(Response(403, _error("Resource not accessible by integration", 403)))
         need = _required_permission(op)
         if need is not None:
             options, level = need
             if not any(_allows(token.permissions.get(p), level) for p in options):
-                raise _Reject(
+                raise Reject(
                     Response(
                         403,
                         _error("Resource not accessible by integration", 403),
@@ -1148,7 +873,7 @@ class FakeGitHub:
         return repo
 
     def _git_authorize(self, header: str | None) -> bool:
-        scheme, credential = _split_auth(header)
+        scheme, credential = split_auth(header)
         if scheme is None or credential is None:
             return False
         if scheme.lower() == "basic":
@@ -1165,7 +890,7 @@ class FakeGitHub:
         return self.token_valid(credential)
 
     # ------------------------------------------------------------------ documented rules
-    def _semantic_problems(self, op: Operation, body: Any) -> list[Problem]:
+    def _documented_rules(self, op: Operation, body: Any) -> list[Problem]:
         """Rules the description states in prose, which GitHub enforces."""
         if not isinstance(body, dict):
             return []
@@ -1231,10 +956,6 @@ class FakeGitHub:
         return problems
 
     # ------------------------------------------------------------------ ids, helpers
-    def _next_id(self, kind: str) -> int:
-        counter = self._ids.setdefault(kind, itertools.count(self._first_id))
-        return next(counter)
-
     @staticmethod
     def _stable_id(name: str) -> int:
         return 10_000_000 + int.from_bytes(hashlib.sha256(name.encode()).digest()[:3], "big")
@@ -1272,63 +993,18 @@ class FakeGitHub:
         self._token_order.append(value)
         return token
 
-    def _bare_repo(self, full_name: str) -> Path | None:
-        if self.git_root is None:
-            return None
-        path = self.git_root / f"{full_name}.git"
-        return path if path.is_dir() else None
-
     def _branch_sha(self, full_name: str, branch: str) -> str | None:
-        """The branch head: set_branch() first, then the bare repository; None: unknown."""
+        """The branch head: set_branch() first, then the bare repository ("" when it has no
+        such branch); None: unknown."""
         repo = self._repos.get(full_name)
         if repo is not None and branch in repo.branches:
             return repo.branches[branch]
-        bare = self._bare_repo(full_name)
-        if bare is None:
-            return None
-        out = subprocess.run(
-            [
-                "git",
-                "--git-dir",
-                str(bare),
-                "rev-parse",
-                "--verify",
-                "-q",
-                f"refs/heads/{branch}^{{commit}}",
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        return out.stdout.strip() if out.returncode == 0 else ""
-
-    def _commit_exists(self, full_name: str, sha: str) -> bool | None:
-        bare = self._bare_repo(full_name)
-        if bare is None:
-            return None
-        out = subprocess.run(
-            ["git", "--git-dir", str(bare), "cat-file", "-e", f"{sha}^{{commit}}"],
-            capture_output=True,
-            check=False,
-        )
-        return out.returncode == 0
+        return self._rev_parse(full_name, f"refs/heads/{branch}^{{commit}}")
 
     def _page(self, req: Request, items: list[T]) -> tuple[list[T], dict[str, str]]:
         per_page = max(1, min(100, int(req.query.get("per_page") or 30)))
-        page = max(1, int(req.query.get("page") or 1))
-        last = max(1, -(-len(items) // per_page))
-        chunk = items[(page - 1) * per_page : page * per_page]
-
-        def link(n: int) -> str:
-            query = {**req.query, "per_page": str(per_page), "page": str(n)}
-            return f"<{self.url}{req.path}?{urlencode(query)}>"
-
-        rels = []
-        if page < last:
-            rels += [f'{link(page + 1)}; rel="next"', f'{link(last)}; rel="last"']
-        if page > 1:
-            rels += [f'{link(page - 1)}; rel="prev"', f'{link(1)}; rel="first"']
-        return chunk, ({"link": ", ".join(rels)} if rels else {})
+        chunk, rels = self._page_of(req, items, "per_page", per_page)
+        return chunk, ({"link": link_header(rels, _LINK_ORDER)} if rels else {})
 
     # ------------------------------------------------------------------ rendering
     def _skeleton(self, component: str) -> Any:
@@ -1795,7 +1471,7 @@ class FakeGitHub:
         assert ctx.repo is not None
         body = ctx.body
         full = ctx.repo.full_name
-        exists = self._commit_exists(full, body["head_sha"])
+        exists = self._has_commit(full, body["head_sha"])
         if exists is False:
             message = f"No commit found for SHA: {body['head_sha']}"
             self._validation_errors.append(f"POST {ctx.req.path}: {message}")
@@ -2238,55 +1914,8 @@ class _Ctx:
     auth: _Auth
 
 
-_INVALID = object()
-
-
-def _parse_json(raw: bytes) -> tuple[Any, bool]:
-    if not raw.strip():
-        return None, False
-    try:
-        return json.loads(raw), True
-    except ValueError:
-        return _INVALID, True
-
-
-def _git(*args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_TERMINAL_PROMPT": "0",
-    }
-    proc = subprocess.run(["git", *args], capture_output=True, text=True, env=env, check=False)
-    if proc.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)}: {proc.stderr.strip()}")
-    return proc.stdout.strip()
-
-
-def _split_auth(value: str | None) -> tuple[str | None, str | None]:
-    if value is None:
-        return None, None
-    scheme, _, credential = value.strip().partition(" ")
-    credential = credential.strip()
-    if not credential:
-        return None, scheme or None
-    return scheme, credential
-
-
-def _redacted(headers: Mapping[str, str]) -> dict[str, str]:
-    out = dict(headers)
-    if "authorization" in out:
-        scheme = out["authorization"].strip().partition(" ")[0]
-        out["authorization"] = f"{scheme} <redacted>"
-    return out
-
-
 def _b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode().rstrip("=")
-
-
-def _join(problems: list[Problem]) -> str:
-    return "; ".join(p.message for p in problems)
 
 
 def _review_problems(body: Mapping[str, Any]) -> list[Problem]:

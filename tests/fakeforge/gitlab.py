@@ -36,26 +36,21 @@ from __future__ import annotations
 import base64
 import copy
 import hashlib
-import http.client
-import itertools
 import json
-import os
 import re
 import secrets
-import subprocess
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, cast
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
-from tests.fakeforge.httpserver import LocalServer, Request, Response
-
-T = TypeVar("T")
+from tests.fakeforge import base
+from tests.fakeforge.base import FakeForgeBase, RecordedCall, Reject, redacted, run_git
+from tests.fakeforge.httpserver import Request, Response
 
 STATUS_STATES = ("pending", "running", "success", "failed", "canceled")
 FINAL_STATES = frozenset({"success", "failed", "canceled"})
@@ -159,7 +154,7 @@ def iso(ts: float | None = None) -> str:
 
 
 @dataclass
-class Call:
+class Call(RecordedCall):
     """One API request the fake answered. ``headers`` has the token cut out; ``token`` is the
     credential that was sent, for assertions."""
 
@@ -177,56 +172,25 @@ class Call:
     fault: Fault | None = None
     time: float = 0.0
 
-    def summary(self) -> str:
-        return f"{self.method} {self.path} {self.status}"
-
-    def __str__(self) -> str:
-        return self.summary()
-
 
 @dataclass
-class Fault:
+class Fault(base.Fault):
     """An injected failure. ``times=None`` fires forever. ``status`` None: served normally,
     ``delay`` seconds late (after its effect). ``after``: served (its effect happens), then
     answered with ``status`` instead: a response lost on the way back."""
 
-    method: str | None
-    path: re.Pattern[str]
-    status: int | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    body: Any = None
-    delay: float = 0.0
-    times: int | None = 1
     after: bool = False
-    hits: int = 0
-
-    def matches(self, method: str, path: str) -> bool:
-        if self.times is not None and self.hits >= self.times:
-            return False
-        if self.method is not None and self.method.upper() != method.upper():
-            return False
-        return self.path.fullmatch(path) is not None
 
 
-class _Reject(Exception):
-    """Answer ``response`` now; ``kind`` names the problem list that records ``message``."""
-
-    def __init__(self, response: Response, kind: str | None = None, message: str = "") -> None:
-        super().__init__(message)
-        self.response = response
-        self.kind = kind
-        self.message = message
+def _bad_request(message: str, *, key: str = "error") -> Reject:
+    return Reject(Response(400, {key: message}), "validation_errors", message)
 
 
-def _bad_request(message: str, *, key: str = "error") -> _Reject:
-    return _Reject(Response(400, {key: message}), "validation_errors", message)
+def _not_found(what: str = "Not found") -> Reject:
+    return Reject(Response(404, {"message": f"404 {what}"}))
 
 
-def _not_found(what: str = "Not found") -> _Reject:
-    return _Reject(Response(404, {"message": f"404 {what}"}))
-
-
-class FakeGitLab:
+class FakeGitLab(FakeForgeBase[Call]):
     """GitLab's REST API v4 (and git over HTTP) on loopback, for one test.
 
     >>> with FakeGitLab(tmp_path / "git") as fake:                        # doctest: +SKIP
@@ -234,6 +198,8 @@ class FakeGitLab:
     ...     fake.add_merge_request("group/gitops", 7, head_sha=head, base_sha=base)
     ...     env = fake.env()  # ICHOR_GITLAB_URL, ICHOR_GITLAB_TOKEN
     """
+
+    _fault_type = Fault
 
     def __init__(
         self,
@@ -243,70 +209,16 @@ class FakeGitLab:
         bot_username: str = "ichor-bot",
         first_id: int = 1,
     ) -> None:
-        self.git_root = Path(git_root) if git_root is not None else None
+        super().__init__(git_root, first_id=first_id)
         self.token = token or "glpat-" + secrets.token_urlsafe(15)[:20]
         self.bot_username = bot_username
-        self._lock = threading.RLock()
-        self._server = LocalServer(self._handle)
-        self._git: Any = None
-        self._ids: dict[str, itertools.count[int]] = {}
-        self._first_id = first_id
         self._users: dict[int, dict[str, Any]] = {}
         self._projects: dict[int, dict[str, Any]] = {}
-        self._faults: list[Fault] = []
-        self._calls: list[Call] = []
-        self._validation_errors: list[str] = []
-        self._auth_failures: list[str] = []
         self.bot_user_id = self.add_user(bot_username, name="Ichor Bot")
 
     # ------------------------------------------------------------------ lifecycle
-    def start(self) -> FakeGitLab:
-        self._server.start()
-        if self.git_root is not None and self._git is None:
-            from tests.support.git_http import GitHttpServer
-
-            self.git_root.mkdir(parents=True, exist_ok=True)
-            self._git = GitHttpServer(self.git_root, self._git_authorize)
-            self._git.start()
-        return self
-
-    def stop(self) -> None:
-        git, self._git = self._git, None
-        stopper = None
-        if git is not None:  # both servers wait out a poll interval: stop them side by side
-            stopper = threading.Thread(target=git.stop, name="fakegitlab-git-stop")
-            stopper.start()
-        self._server.stop()
-        if stopper is not None:
-            stopper.join()
-
-    def __enter__(self) -> FakeGitLab:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def url(self) -> str:
-        """The instance URL, as ``ICHOR_GITLAB_URL`` (the API is under ``/api/v4``)."""
-        return self._server.url
-
-    @property
-    def git_url(self) -> str:
-        """Git is served on the API's host and port, as GitLab serves both."""
-        return self.url
-
-    def clone_url(self, full_name: str) -> str:
-        return f"{self.url}/{full_name}.git"
-
-    @property
-    def git(self) -> Any:
-        """The :class:`tests.support.git_http.GitHttpServer` behind ``/<project>.git``."""
-        if self._git is None:
-            raise RuntimeError("no git server: pass git_root and start()")
-        return self._git
-
     def env(self) -> dict[str, str]:
+        """The instance URL (the API is under ``/api/v4``, git on the same origin) and token."""
         return {"ICHOR_GITLAB_URL": self.url, "ICHOR_GITLAB_TOKEN": self.token}
 
     def basic_auth_header(self, token: str | None = None, user: str = "oauth2") -> str:
@@ -463,20 +375,6 @@ class FakeGitLab:
             discussion = next(d for d in mr["discussions"] if d["id"] == discussion_id)
             self._resolve(discussion, True, self.add_user(by))
 
-    def make_bare_repo(self, full_name: str, source: Path | None = None) -> Path:
-        """``git_root/<full_name>.git``: a bare clone of ``source`` (else empty) that accepts
-        pushes over HTTP."""
-        if self.git_root is None:
-            raise RuntimeError("no git_root")
-        path = self.git_root / f"{full_name}.git"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if source is not None:
-            _git("clone", "-q", "--bare", str(source), str(path))
-        else:
-            _git("init", "-q", "--bare", "-b", "main", str(path))
-        _git("--git-dir", str(path), "config", "http.receivepack", "true")
-        return path
-
     # ------------------------------------------------------------------ faults
     def inject(
         self,
@@ -491,19 +389,22 @@ class FakeGitLab:
         after: bool = False,
     ) -> Fault:
         """Fail the next ``times`` API requests whose method and raw path (regex, full match,
-        no query) match. ``body`` defaults to GitLab's for ``status``."""
-        fault = Fault(
-            method=method,
-            path=re.compile(path),
-            status=status,
-            headers={k.lower(): str(v) for k, v in (headers or {}).items()},
-            body=body,
-            delay=delay,
-            times=times,
-            after=after,
-        )
-        with self._lock:
-            self._faults.append(fault)
+        no query) match. ``body`` defaults to GitLab's for ``status``; with ``after`` the
+        request takes effect first (a lost response)."""
+        with self._lock:  # no request takes the fault before it knows ``after``
+            fault = cast(
+                Fault,
+                super().inject(
+                    method,
+                    path,
+                    status=status,
+                    headers=headers,
+                    body=body,
+                    delay=delay,
+                    times=times,
+                ),
+            )
+            fault.after = after
         return fault
 
     def inject_rate_limit(
@@ -529,44 +430,7 @@ class FakeGitLab:
             times=times,
         )
 
-    def clear_faults(self) -> None:
-        with self._lock:
-            self._faults.clear()
-
     # ------------------------------------------------------------------ observing
-    @property
-    def calls(self) -> list[Call]:
-        with self._lock:
-            return list(self._calls)
-
-    def calls_summary(self) -> list[str]:
-        with self._lock:
-            return [c.summary() for c in self._calls]
-
-    def reset_calls(self) -> None:
-        with self._lock:
-            self._calls.clear()
-
-    @property
-    def validation_errors(self) -> list[str]:
-        """Requests that depart from GitLab's documentation: ``"METHOD /path: what"``."""
-        with self._lock:
-            return list(self._validation_errors)
-
-    @property
-    def auth_failures(self) -> list[str]:
-        with self._lock:
-            return list(self._auth_failures)
-
-    def assert_clean(self) -> None:
-        with self._lock:
-            if self._validation_errors or self._auth_failures:
-                raise AssertionError(
-                    f"validation_errors: {self._validation_errors}\n"
-                    f"auth_failures: {self._auth_failures}\n"
-                    f"calls: {[c.summary() for c in self._calls]}"
-                )
-
     def statuses(self, full_name: str, sha: str) -> list[dict[str, Any]]:
         """Commit statuses on ``sha``, oldest first, each with the ``history`` of its states."""
         with self._lock:
@@ -588,68 +452,35 @@ class FakeGitLab:
             project = self._project(full_name)
             return [self._render_mr(project, mr, True) for mr in project["mrs"].values()]
 
-    def wait_for(
-        self,
-        predicate: Callable[[], T],
-        timeout: float = 10.0,
-        *,
-        interval: float = 0.02,
-        message: str = "",
-    ) -> T:
-        """Poll ``predicate`` until it returns something truthy, and return that."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if time.monotonic() >= deadline:
-                raise AssertionError(
-                    f"timed out after {timeout} s waiting{': ' + message if message else ''}; "
-                    f"calls: {self.calls_summary()}"
-                )
-            time.sleep(interval)
-
     # ------------------------------------------------------------------ request pipeline
-    def _handle(self, req: Request) -> Response:
-        if _GIT_PATH.fullmatch(req.path):
-            return self._proxy_git(req)
+    def _pass_through(self, req: Request) -> Response | None:
+        if not _GIT_PATH.fullmatch(req.path):
+            return None
+        if self._git is None:
+            return Response(404, {"error": "404 Not Found"})
+        return self._proxy_git(req)
+
+    def _new_call(self, req: Request) -> Call:
         token = req.headers.get("private-token")
         if token is None:
             scheme, _, credential = req.headers.get("authorization", "").partition(" ")
             token = credential.strip() if scheme.lower() == "bearer" else None
-        call = Call(
+        return Call(
             method=req.method,
             path=req.path,
             query=dict(req.query),
             json=None,
             body=req.body,
-            headers=_redacted(req.headers),
+            headers=redacted(req.headers, "private-token"),
             token=token,
             time=_now(),
         )
-        fault: Fault | None = None
-        try:
-            with self._lock:
-                response, fault = self._process(req, call)
-        except _Reject as rej:
-            response = rej.response
-            if rej.kind is not None:
-                message = f"{req.method} {req.path}: {rej.message}"
-                with self._lock:
-                    getattr(self, f"_{rej.kind}").append(message)
-                    call.errors.append(message)
-        with self._lock:
-            call.status = response.status
-            call.response = copy.deepcopy(response.body)
-            call.fault = fault
-            self._calls.append(call)
-        return response
 
-    def _process(self, req: Request, call: Call) -> tuple[Response, Fault | None]:
+    def _process(self, req: Request, call: Call) -> tuple[Response, base.Fault | None]:
         route, path_params = _route(req.method, req.path)
         path_params["_query"] = urlencode(req.query)
         if route is None:
-            raise _Reject(
+            raise Reject(
                 Response(404, {"error": "404 Not Found"}),
                 "validation_errors",
                 "not an endpoint the fake serves",
@@ -657,42 +488,24 @@ class FakeGitLab:
         call.route = route
         if call.token is None or call.token != self.token:
             reason = "no PRIVATE-TOKEN or Bearer token" if call.token is None else "wrong token"
-            raise _Reject(Response(401, {"message": "401 Unauthorized"}), "auth_failures", reason)
+            raise Reject(Response(401, {"message": "401 Unauthorized"}), "auth_failures", reason)
         for name in _INT_PARAMS:
             if name in path_params and not path_params[name].isdigit():
                 raise _bad_request(f"{name} is invalid")
         params, body = _params(req)
         call.json = body
         _validate(route, params, self._validation_errors, f"{req.method} {req.path}")
-        fault = self._take_fault(req.method, req.path)
-        if fault is not None and fault.status is not None and not fault.after:
-            return self._fault_response(fault), fault
         handler = getattr(self, "_op_" + route)
-        response: Response = handler(path_params, params)
-        if fault is not None and fault.after and fault.status is not None:
-            return self._fault_response(fault), fault
-        if fault is not None:
-            response.delay = fault.delay
-            response.headers.update(fault.headers)
-        return response, fault
+        return self._with_fault(req, lambda: handler(path_params, params))
 
-    def _take_fault(self, method: str, path: str) -> Fault | None:
-        for fault in self._faults:
-            if fault.matches(method, path):
-                fault.hits += 1
-                return fault
-        return None
+    def _answers_after(self, fault: base.Fault) -> bool:
+        return isinstance(fault, Fault) and fault.after
 
-    def _fault_response(self, fault: Fault) -> Response:
-        status = fault.status or 500
-        body = fault.body
-        headers = dict(fault.headers)
-        if body is None and status == 429:
-            body = "Retry later\n"  # GitLab's throttle answers plain text
+    def _fault_body(self, status: int, headers: dict[str, str]) -> Any:
+        if status == 429:
             headers.setdefault("content-type", "text/plain")
-        elif body is None:
-            body = {"message": f"{status} {_phrase(status)}".strip()}
-        return Response(status, body, headers, delay=fault.delay)
+            return "Retry later\n"  # GitLab's throttle answers plain text
+        return {"message": f"{status} {_phrase(status)}".strip()}
 
     def _git_authorize(self, header: str | None) -> bool:
         scheme, _, credential = (header or "").partition(" ")
@@ -705,22 +518,9 @@ class FakeGitLab:
         user, sep, secret = decoded.partition(":")
         return bool(sep and user.strip() and secret == self.token)
 
-    def _proxy_git(self, req: Request) -> Response:
-        if self._git is None:
-            return Response(404, {"error": "404 Not Found"})
-        port = urlsplit(self._git.url).port
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    def _git_request_headers(self, req: Request) -> dict[str, str]:
         forwarded = ("authorization", "content-type", "content-encoding", "git-protocol", "accept")
-        headers = {k: req.headers[k] for k in forwarded if k in req.headers}
-        try:
-            conn.request(req.method, req.target, body=req.body or None, headers=headers)
-            reply = conn.getresponse()
-            payload = reply.read()
-        finally:
-            conn.close()
-        dropped = {"content-length", "connection", "transfer-encoding"}
-        kept = {k.lower(): v for k, v in reply.getheaders() if k.lower() not in dropped}
-        return Response(reply.status, payload, kept)
+        return {k: req.headers[k] for k in forwarded if k in req.headers}
 
     # ------------------------------------------------------------------ handlers
     def _op_current_user(self, path: dict[str, str], params: dict[str, Any]) -> Response:
@@ -786,13 +586,13 @@ class FakeGitLab:
                 status[key] = params[key]
         return Response(201, {k: v for k, v in status.items() if k != "history"})
 
-    def _refused(self, state: str, current: str) -> _Reject:
+    def _refused(self, state: str, current: str) -> Reject:
         event = _EVENTS[state]
         message = (
             f"Cannot transition status via :{event} from :{current} "
             f'(Reason(s): Status cannot transition via "{event}")'
         )
-        return _Reject(Response(400, {"message": message}))
+        return Reject(Response(400, {"message": message}))
 
     def _op_list_mrs(self, path: dict[str, str], params: dict[str, Any]) -> Response:
         project = self._find_project(path["project"])
@@ -934,10 +734,6 @@ class FakeGitLab:
         return Response(200, member)
 
     # ------------------------------------------------------------------ state helpers
-    def _next_id(self, kind: str) -> int:
-        counter = self._ids.setdefault(kind, itertools.count(self._first_id))
-        return next(counter)
-
     def _project(self, full_name: str) -> dict[str, Any]:
         with self._lock:
             for project in self._projects.values():
@@ -1009,36 +805,17 @@ class FakeGitLab:
                 note["resolved_by"] = self._render_user(by) if resolved else None
                 note["resolved_at"] = iso() if resolved else None
 
-    def _bare_repo(self, project: dict[str, Any]) -> Path | None:
-        if self.git_root is None:
-            return None
-        path = self.git_root / f"{project['full_name']}.git"
-        return path if path.is_dir() else None
-
     def _commit_missing(self, project: dict[str, Any], sha: str) -> bool:
-        bare = self._bare_repo(project)
-        if bare is None:
-            return False  # no repository to ask: any well-formed sha is taken
-        check = ["git", "--git-dir", str(bare), "cat-file", "-e", f"{sha}^{{commit}}"]
-        return subprocess.run(check, capture_output=True, check=False).returncode != 0
+        # no repository to ask (None): any well-formed sha is taken
+        return self._has_commit(project["full_name"], sha) is False
 
     def _branch_sha(self, project: dict[str, Any], branch: str) -> str | None:
-        bare = self._bare_repo(project)
-        if bare is None:
-            return None
-        ref = f"refs/heads/{branch}^{{commit}}"
-        out = subprocess.run(
-            ["git", "--git-dir", str(bare), "rev-parse", "--verify", "-q", ref],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        return out.stdout.strip() or None
+        return self._rev_parse(project["full_name"], f"refs/heads/{branch}^{{commit}}") or None
 
     def _set_mr_ref(self, full_name: str, iid: int, sha: str) -> None:
-        bare = self._bare_repo(self._project(full_name))
+        bare = self._bare_repo(full_name)
         if bare is not None and not self._commit_missing(self._project(full_name), sha):
-            _git("--git-dir", str(bare), "update-ref", f"refs/merge-requests/{iid}/head", sha)
+            run_git("--git-dir", str(bare), "update-ref", f"refs/merge-requests/{iid}/head", sha)
 
     # ------------------------------------------------------------------ rendering
     def _render_user(self, user_id: int) -> dict[str, Any]:
@@ -1282,25 +1059,3 @@ def _phrase(status: int) -> str:
         return HTTPStatus(status).phrase
     except ValueError:
         return ""
-
-
-def _redacted(headers: Mapping[str, str]) -> dict[str, str]:
-    out = dict(headers)
-    if "private-token" in out:
-        out["private-token"] = "<redacted>"
-    if "authorization" in out:
-        out["authorization"] = out["authorization"].partition(" ")[0] + " <redacted>"
-    return out
-
-
-def _git(*args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_TERMINAL_PROMPT": "0",
-    }
-    proc = subprocess.run(["git", *args], capture_output=True, text=True, env=env, check=False)
-    if proc.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)}: {proc.stderr.strip()}")
-    return proc.stdout.strip()

@@ -71,6 +71,11 @@ class Problem:
         return item
 
 
+def join_problems(problems: list[Problem]) -> str:
+    """Problems as one line, for a problem list."""
+    return "; ".join(p.message for p in problems)
+
+
 class RouteError(Exception):
     """No operation answers this method and path (GitHub: 404)."""
 
@@ -121,6 +126,9 @@ def _format_checker() -> FormatChecker:
 class OpenApi:
     """The description, indexed for matching and validating requests."""
 
+    # Path parameters that take the rest of the path, slashes included.
+    greedy_params: frozenset[str] = _GREEDY_PARAMS
+
     def __init__(self, path: Path = DESCRIPTION) -> None:
         self.path = path
         self.document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
@@ -135,9 +143,13 @@ class OpenApi:
                 if raw is None:
                     continue
                 ops[method.upper()] = self._operation(method.upper(), template, raw, shared)
-            pattern, names, literal = _compile(template)
+            pattern, names, literal = _compile(template, self.greedy_params)
             self._routes.append(_Route(template, pattern, names, literal, ops))
         self._routes.sort(key=lambda r: -r.literal)
+
+    def _schema_root(self) -> dict[str, Any]:
+        """Where the converted schemas' ``$ref``s point into."""
+        return {"components": self.components}
 
     # -- building -----------------------------------------------------------------------
     def _deref(self, node: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -152,7 +164,7 @@ class OpenApi:
     def resolve(self, ref: str, *, raw: bool = False) -> Any:
         if not ref.startswith("#/"):
             raise ValueError(f"only local $refs are supported: {ref}")
-        node: Any = self.document if raw else {"components": self.components}
+        node: Any = self.document if raw else self._schema_root()
         for part in ref[2:].split("/"):
             node = node[part.replace("~1", "/").replace("~0", "~")]
         return node
@@ -161,15 +173,7 @@ class OpenApi:
         self, method: str, template: str, raw: Mapping[str, Any], shared: list[Any]
     ) -> Operation:
         params: dict[tuple[str, str], Param] = {}
-        for p in [*shared, *raw.get("parameters", [])]:
-            p = self._deref(p)
-            params[(p["in"], p["name"])] = Param(
-                name=p["name"],
-                location=p["in"],
-                required=bool(p.get("required", p["in"] == "path")),
-                schema=to_json_schema(p.get("schema", {})),
-            )
-        body_schema = None
+        body_schema: Mapping[str, Any] | None = None
         body_required = False
         if "requestBody" in raw:
             body = self._deref(raw["requestBody"])
@@ -177,6 +181,19 @@ class OpenApi:
             media = body.get("content", {}).get("application/json")
             if media is not None:
                 body_schema = to_json_schema(media.get("schema", {}))
+        for p in [*shared, *raw.get("parameters", [])]:
+            p = self._deref(p)
+            if p["in"] == "body":  # Swagger 2.0: the body is a parameter
+                body_schema, body_required = p.get("schema", {}), bool(p.get("required"))
+                continue
+            if p["in"] == "formData":
+                continue  # Swagger 2.0 uploads: no operation a fake serves takes them
+            params[(p["in"], p["name"])] = Param(
+                name=p["name"],
+                location=p["in"],
+                required=bool(p.get("required", p["in"] == "path")),
+                schema=self._param_schema(p),
+            )
         return Operation(
             method=method,
             template=template,
@@ -186,6 +203,9 @@ class OpenApi:
             body_required=body_required,
             responses=raw.get("responses", {}),
         )
+
+    def _param_schema(self, param: Mapping[str, Any]) -> Mapping[str, Any]:
+        return to_json_schema(param.get("schema", {}))  # type: ignore[no-any-return]
 
     # -- matching -----------------------------------------------------------------------
     @property
@@ -205,7 +225,7 @@ class OpenApi:
             op = route.operations.get(method)
             if op is None:
                 continue
-            return op, {name: unquote(m.group(name)) for name in route.names}
+            return op, {name: unquote(m.group(i + 1)) for i, name in enumerate(route.names)}
         if path_matched:
             raise RouteError(f"no {method} operation for {raw_path} in the description")
         raise RouteError(f"no path template of the description matches {raw_path}")
@@ -214,7 +234,7 @@ class OpenApi:
     def _validator(self, schema: Mapping[str, Any]) -> Draft4Validator:
         # $refs ("#/components/...") resolve against this root; draft 4 ignores the unknown
         # "components" keyword, so only allOf applies to the instance.
-        root = {"components": self.components, "allOf": [schema]}
+        root = {**self._schema_root(), "allOf": [schema]}
         return Draft4Validator(root, format_checker=self._format_checker)
 
     def check_params(
@@ -269,6 +289,9 @@ class OpenApi:
             if str(status) in op.responses:
                 return []
             return [Problem("", "invalid", f"status {status} is not described for {op.template}")]
+        return self._check_response_body(schema, body)
+
+    def _check_response_body(self, schema: Mapping[str, Any], body: Any) -> list[Problem]:
         return self.check(schema, body)
 
     # -- shapes -------------------------------------------------------------------------
@@ -352,7 +375,9 @@ def overlay(base: Any, top: Any) -> Any:
     return copy.deepcopy(top)
 
 
-def _compile(template: str) -> tuple[re.Pattern[str], tuple[str, ...], int]:
+def _compile(template: str, greedy: frozenset[str]) -> tuple[re.Pattern[str], tuple[str, ...], int]:
+    """A template's pattern (one numbered group per parameter, as a name like
+    ``repository-id`` is no group name), its parameter names and literal length."""
     parts: list[str] = []
     names: list[str] = []
     literal = 0
@@ -360,8 +385,7 @@ def _compile(template: str) -> tuple[re.Pattern[str], tuple[str, ...], int]:
         if piece.startswith("{") and piece.endswith("}"):
             name = piece[1:-1]
             names.append(name)
-            body = ".+" if name in _GREEDY_PARAMS else "[^/]+"
-            parts.append(f"(?P<{name}>{body})")
+            parts.append("(.+)" if name in greedy else "([^/]+)")
         else:
             parts.append(re.escape(piece))
             literal += len(piece)

@@ -12,25 +12,11 @@ from bot.forges.local import recent_results
 from bot.queueing.base import pull_key
 from bot.settings import Settings
 from bot.webhooks import ChangeRequestEvent, Forge, PushEvent, RepoRef, event_to_dict
+from tests.support.gitops import SECRET, THREE_PUSHES, base_files, configmap
 from tests.support.gitrepo import WorkRepo
 from workers.context import configured
 from workers.jobs import handle_delivery
 
-CONFIG = """version: 1
-targets:
-  - {name: prod, path: clusters/prod}
-  - {name: staging, path: clusters/staging}
-"""
-CONFIGMAP = """apiVersion: v1
-kind: ConfigMap
-metadata: {name: settings, namespace: web}
-data: {mode: prod}
-"""
-SECRET = """apiVersion: v1
-kind: Secret
-metadata: {name: db, namespace: web}
-stringData: {password: hunter2}
-"""
 NAME = "acme/gitops"
 
 
@@ -84,20 +70,12 @@ def check_file(tmp_path: Path, sha: str) -> dict[str, Any]:
 
 
 def base_commit(repo: WorkRepo, extra: dict[str, str | None] | None = None) -> str:
-    files: dict[str, str | None] = {
-        ".ichor.yaml": CONFIG,
-        "clusters/prod/v1/configmaps/web/settings.yaml": CONFIGMAP,
-        "clusters/staging/v1/configmaps/web/settings.yaml": CONFIGMAP,
-        "README.md": "hello\n",
-    }
-    return repo.commit({**files, **(extra or {})}, "base")
+    return repo.commit({**base_files(), **(extra or {})}, "base")
 
 
 def test_clean_pull_request_is_accepted(tmp_path: Path, repo: WorkRepo) -> None:
     base = base_commit(repo)
-    head = repo.commit(
-        {"clusters/prod/v1/configmaps/web/other.yaml": CONFIGMAP.replace("settings", "other")}
-    )
+    head = repo.commit({"clusters/prod/v1/configmaps/web/other.yaml": configmap("other")})
     with configured(settings(tmp_path), Heads()):
         result = handle_delivery("github", "d1", pull(head, base))
     assert result["check"]["status"] == "posted"
@@ -127,9 +105,7 @@ def test_foreign_file_and_plaintext_secret_are_new_issues(tmp_path: Path, repo: 
 
 def test_issue_already_on_base_is_marked_existing(tmp_path: Path, repo: WorkRepo) -> None:
     base = base_commit(repo, {"clusters/prod/notes.txt": "old\n"})
-    head = repo.commit(
-        {"clusters/prod/v1/configmaps/web/more.yaml": CONFIGMAP.replace("settings", "more")}
-    )
+    head = repo.commit({"clusters/prod/v1/configmaps/web/more.yaml": configmap("more")})
     with configured(settings(tmp_path), Heads()):
         check = handle_delivery("github", "d3", pull(head, base))["check"]
     assert check["conclusion"] == "failure"  # the target is still refused at head
@@ -202,13 +178,7 @@ def test_three_pushes_leave_one_summary_and_no_duplicate_line_comments(
     tmp_path: Path, repo: WorkRepo
 ) -> None:
     base = base_commit(repo)
-    first = repo.commit(
-        {"clusters/prod/notes.txt": "todo\n", "clusters/prod/v1/secrets/web/db.yaml": SECRET}
-    )
-    second = repo.commit({"clusters/prod/notes.txt": None, "clusters/prod/more.txt": "x\n"})
-    third = repo.commit(
-        {"clusters/prod/more.txt": None, "clusters/prod/v1/secrets/web/db.yaml": None}
-    )
+    first, second, third = (repo.commit(files) for files in THREE_PUSHES)
     heads = Heads()
     with configured(settings(tmp_path), heads):
         for n, head in enumerate((first, second, third)):
@@ -239,7 +209,7 @@ def test_push_to_a_branch_is_checked_against_the_default_branch(
     first = repo.commit({"clusters/prod/notes.txt": "todo\n"})
     # The second push only touches staging, yet prod stays touched relative to main: the
     # verdict is the one a pull request into main would get.
-    second = repo.commit({"clusters/staging/other.yaml": CONFIGMAP.replace("settings", "other")})
+    second = repo.commit({"clusters/staging/other.yaml": configmap("other")})
     event = PushEvent(ref(), "refs/heads/feature", first, second, False, False, "alice", 1)
     with configured(settings(tmp_path), Heads()):
         check = handle_delivery("github", "d10", event_to_dict(event))["check"]

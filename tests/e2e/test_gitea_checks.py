@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from tests.e2e.harness import ROOT, Bot, WorkerRun, running_bot
-from tests.e2e.test_github_checks import CONFIG, SECRET, configmap
 from tests.fakeforge.gitea import FakeGitea
+from tests.support.gitops import SECRET, THREE_PUSHES, base_files, configmap
 from tests.support.gitrepo import WorkRepo
 
 PR_FIXTURE = ROOT / "fixtures/webhooks/gitea/pull_request__synchronized.json"
@@ -73,11 +73,7 @@ class GiteaScenario:
         self.bare = fake.make_bare_repo(self.full_name)
 
     def base(self, extra: dict[str, str | None] | None = None) -> str:
-        files: dict[str, str | None] = {
-            ".ichor.yaml": CONFIG,
-            "clusters/prod/v1/configmaps/web/settings.yaml": configmap("settings"),
-            "clusters/staging/v1/configmaps/web/settings.yaml": configmap("settings"),
-        }
+        files = base_files()
         return self.work.commit({**files, **(extra or {})}, "base")
 
     def pull(self, number: int, head: str, base: str, *, fork: str | None = None) -> dict[str, Any]:
@@ -223,15 +219,10 @@ def test_three_pushes_leave_one_summary_and_no_duplicate_line_comments(
     scenario: GiteaScenario,
 ) -> None:
     base = scenario.base()
-    pushes = [
-        {"clusters/prod/notes.txt": "todo\n", "clusters/prod/v1/secrets/web/db.yaml": SECRET},
-        {"clusters/prod/notes.txt": None, "clusters/prod/more.txt": "x\n"},
-        {"clusters/prod/more.txt": None, "clusters/prod/v1/secrets/web/db.yaml": None},
-    ]
     name = scenario.full_name
     calls: list[list[str]] = []
     heads: list[str] = []
-    for files in pushes:
+    for files in THREE_PUSHES:
         head = scenario.work.commit(files)
         heads.append(head)
         scenario.fake.reset_calls()

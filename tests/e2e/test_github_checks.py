@@ -16,28 +16,10 @@ import pytest
 from tests.e2e.harness import Bot, WorkerRun, pull_request_payload, running_bot
 from tests.fakeforge import FakeGitHub
 from tests.fakeforge.fixtures import fake_github  # noqa: F401 - the fixture
+from tests.support.gitops import SECRET, THREE_PUSHES, base_files, configmap
 from tests.support.gitrepo import WorkRepo
 
-CONFIG = """version: 1
-targets:
-  - {name: prod, path: clusters/prod}
-  - {name: staging, path: clusters/staging}
-"""
-CONFIGMAP = """apiVersion: v1
-kind: ConfigMap
-metadata: {name: NAME, namespace: web}
-data: {mode: prod}
-"""
-SECRET = """apiVersion: v1
-kind: Secret
-metadata: {name: db, namespace: web}
-stringData: {password: hunter2}
-"""
 TOKEN_CALL = "POST /app/installations/42/access_tokens 201"
-
-
-def configmap(name: str) -> str:
-    return CONFIGMAP.replace("NAME", name)
 
 
 @pytest.fixture(scope="module")
@@ -60,13 +42,7 @@ class Scenario:
         fake.add_repo(self.full_name, installation_id=42)
 
     def base(self, extra: dict[str, str | None] | None = None) -> str:
-        files: dict[str, str | None] = {
-            ".ichor.yaml": CONFIG,
-            "clusters/prod/v1/configmaps/web/settings.yaml": configmap("settings"),
-            "clusters/staging/v1/configmaps/web/settings.yaml": configmap("settings"),
-            "README.md": "hello\n",
-        }
-        return self.work.commit({**files, **(extra or {})}, "base")
+        return self.work.commit({**base_files(), **(extra or {})}, "base")
 
     def publish(self) -> None:
         """Push every ref of the work repository to the forge's bare repository."""
@@ -347,15 +323,10 @@ def test_three_pushes_leave_one_summary_and_no_duplicate_line_comments(
     scenario: Scenario,
 ) -> None:
     base = scenario.base()
-    pushes: list[dict[str, str | None]] = [
-        {"clusters/prod/notes.txt": "todo\n", "clusters/prod/v1/secrets/web/db.yaml": SECRET},
-        {"clusters/prod/notes.txt": None, "clusters/prod/more.txt": "x\n"},
-        {"clusters/prod/more.txt": None, "clusters/prod/v1/secrets/web/db.yaml": None},
-    ]
     env = {**scenario.fake.env(), "ICHOR_GITHUB_SUMMARY_COMMENT": "true"}
     calls: list[list[str]] = []
     heads: list[str] = []
-    for n, files in enumerate(pushes, start=1):
+    for n, files in enumerate(THREE_PUSHES, start=1):
         heads.append(scenario.work.commit(files))
         payload = scenario.pull(16, heads[-1], base)
         if n > 1:

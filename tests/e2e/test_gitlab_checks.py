@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from tests.e2e.harness import ROOT, Bot, WorkerRun, running_bot
-from tests.e2e.test_github_checks import CONFIG, SECRET, configmap
 from tests.fakeforge.gitlab import FakeGitLab
+from tests.support.gitops import SECRET, THREE_PUSHES, base_files, configmap
 from tests.support.gitrepo import WorkRepo
 
 MR_FIXTURE = ROOT / "fixtures/webhooks/gitlab/merge_request__update-woodpecker.json"
@@ -50,11 +50,7 @@ class GitLabScenario:
         self.heads: dict[int, str] = {}
 
     def base(self, extra: dict[str, str | None] | None = None) -> str:
-        files: dict[str, str | None] = {
-            ".ichor.yaml": CONFIG,
-            "clusters/prod/v1/configmaps/web/settings.yaml": configmap("settings"),
-            "clusters/staging/v1/configmaps/web/settings.yaml": configmap("settings"),
-        }
+        files = base_files()
         sha = self.work.commit({**files, **(extra or {})}, "base")
         self.work.publish(self.bare)
         # The merge request's commits go on a branch: main stays the base (GitLab's hooks name
@@ -250,15 +246,10 @@ def test_three_pushes_leave_one_summary_and_no_duplicate_discussions(
     scenario: GitLabScenario,
 ) -> None:
     base = scenario.base()
-    pushes = [
-        {"clusters/prod/notes.txt": "todo\n", "clusters/prod/v1/secrets/web/db.yaml": SECRET},
-        {"clusters/prod/notes.txt": None, "clusters/prod/more.txt": "x\n"},
-        {"clusters/prod/more.txt": None, "clusters/prod/v1/secrets/web/db.yaml": None},
-    ]
     pid = scenario.project_id
     calls: list[list[str]] = []
     heads = []
-    for files in pushes:
+    for files in THREE_PUSHES:
         head = scenario.work.commit(files)
         heads.append(head)
         scenario.fake.reset_calls()

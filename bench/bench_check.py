@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,6 +95,8 @@ class Worker:
         time.sleep(1.0)  # imports and registration, before the clock starts
 
     def stop(self) -> None:
+        if self.proc.poll() is not None:
+            print(Path(self.log.name).read_text()[-3000:], file=sys.stderr)
         self.proc.terminate()
         try:
             self.proc.wait(timeout=10)
@@ -130,7 +133,7 @@ def one_check(
             elapsed = time.perf_counter() - started
             return elapsed, len(fake.calls) - calls_before
         time.sleep(0.005)
-    raise RuntimeError("the check did not complete")
+    raise RuntimeError(f"the check did not complete; calls: {fake.calls_summary()[-5:]}")
 
 
 def pct(values: list[float], q: float) -> float:
@@ -151,10 +154,12 @@ def main() -> int:
         path = touched_file(work)
         gate_cold = statistics.median(gate_seconds(work.path, base, touched) for _ in range(3))
         with FakeGitHub(workdir / "forge-git") as fake:
-            full_name = "bench/gitops"
+            # A name of its own: the shared Redis keeps pull request state between runs.
+            full_name = f"bench-{uuid.uuid4().hex[:8]}/gitops"
             fake.add_repo(full_name, installation_id=42)
             fake.make_bare_repo(full_name)
             bot = Bot(workdir)
+            bot.repositories.add(full_name)
             bot.start()
             try:
                 cold: list[float] = []

@@ -40,13 +40,10 @@ class InProcessDeliveryQueue:
         outcomes = []
         with self._lock:
             for delivery in deliveries:
-                if (head := delivery.head) is not None:
-                    seen = self._heads.setdefault(head[0], [])
-                    if head[1] not in seen:
-                        seen.append(head[1])
                 state = self._states.get(delivery.job_id)
                 if state is None or state == "failed":
                     outcomes.append(Outcome.QUEUED if state is None else Outcome.REQUEUED)
+                    self._record_head(delivery, redelivered=state is not None)
                     self._states[delivery.job_id] = "queued"
                     self._pending.put(delivery)
                 else:
@@ -77,6 +74,17 @@ class InProcessDeliveryQueue:
     def job_state(self, job_id: str) -> str | None:
         with self._lock:
             return self._states.get(job_id)
+
+    def _record_head(self, delivery: QueuedDelivery, *, redelivered: bool) -> None:
+        """As on Redis: a new delivery's head becomes the newest; a redelivery never rewinds."""
+        if (head := delivery.head) is None:
+            return
+        seen = self._heads.setdefault(head[0], [])
+        if head[1] in seen:
+            if redelivered:
+                return
+            seen.remove(head[1])
+        seen.append(head[1])
 
     def has_line_comments(self, pull: str) -> bool:
         with self._lock:

@@ -59,8 +59,9 @@ redis.call('HSET', KEYS[2], unpack(flat))
 redis.call('RPUSH', KEYS[3], ARGV[2])
 redis.call('SADD', KEYS[5], ARGV[3])
 if ARGV[6] ~= '' then
-  -- A head seen before keeps its place: redelivering an old event never makes it newest.
-  if not redis.call('ZSCORE', KEYS[6], ARGV[6]) then
+  -- A new delivery's head is the newest, even one seen before (a force-push back to it);
+  -- a failed job's redelivery is the same old event again and never rewinds a newer head.
+  if outcome == 'queued' or not redis.call('ZSCORE', KEYS[6], ARGV[6]) then
     redis.call('ZADD', KEYS[6], redis.call('INCR', KEYS[7]), ARGV[6])
   end
   redis.call('EXPIRE', KEYS[6], ARGV[1])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -45,13 +46,29 @@ def test_newest_head_wins_and_redelivery_does_not_rewind(queue: DeliveryQueue) -
     ids = [uuid.uuid4().hex for _ in range(3)]
     queue.submit_many([change(repo, 7, "a" * 40, ids[0]), change(repo, 7, "b" * 40, ids[1])])
     assert queue.latest_head(pull) == "b" * 40
-    # The first event comes again under a new delivery id (a person redelivers it): the
-    # newer head stays the newest.
-    queue.submit_many([change(repo, 7, "a" * 40, ids[2])])
+    # The first delivery's job failed and a person redelivers it (same delivery id): the same
+    # old event again, so the newer head stays the newest.
+    _fail(queue, f"github-{ids[0]}")
+    assert queue.submit_many([change(repo, 7, "a" * 40, ids[0])])[0].value == "requeued"
     assert queue.latest_head(pull) == "b" * 40
+    # A new delivery for a head seen before (a force-push back to it) makes it the newest.
+    queue.submit_many([change(repo, 7, "a" * 40, ids[2])])
+    assert queue.latest_head(pull) == "a" * 40
     assert queue.latest_head(pull_key("github", repo, 8)) is None
     if isinstance(queue, RedisDeliveryQueue):
         jobs = [f"github-{i}" for i in ids]
         queue.redis.delete(
             head_key(pull), *(marker_key(j) for j in jobs), *(f"rq:job:{j}" for j in jobs)
         )
+
+
+def _fail(queue: DeliveryQueue, job_id: str) -> None:
+    """Mark a job failed, as a worker would."""
+    if isinstance(queue, RedisDeliveryQueue):
+        queue.redis.hset(f"rq:job:{job_id}", "status", "failed")
+        return
+    assert isinstance(queue, InProcessDeliveryQueue)
+    deadline = time.monotonic() + 5
+    while queue.job_state(job_id) not in ("failed", "finished") and time.monotonic() < deadline:
+        time.sleep(0.01)  # its (made-up) event fails in the job thread
+    queue._set(job_id, "failed")

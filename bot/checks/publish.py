@@ -52,9 +52,15 @@ async def publish(
     details_url = target.details_url
     if target.summary_comment and target.number is not None:
         body = summary_comment(comparison, details_url=target.details_url)
-        details_url = (
-            await forge.upsert_summary_comment(target.repo, target.number, body) or details_url
-        )
+        try:
+            url = await forge.upsert_summary_comment(target.repo, target.number, body)
+        except ForgeError as exc:
+            # The verdict matters more than the comment: post it without the link.
+            log.warning(
+                "summary comment on %s#%s failed: %s", target.repo.full_name, target.number, exc
+            )
+        else:
+            details_url = url or details_url
     output = check_output(comparison, details_url=details_url)
     await forge.complete_check(target.repo, target.check, output)
     if target.line_comments and target.number is not None and target.base_sha is not None:

@@ -1,0 +1,72 @@
+"""Publishing a comparison: the verdict is posted even when the comments around it fail."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from bot.checks.compare import compare_reports
+from bot.checks.publish import Publication, publish
+from bot.errors import PermanentForgeError
+from bot.forges.base import (
+    CheckHandle,
+    CheckOutput,
+    Conclusion,
+    LineCommentSync,
+    LineFinding,
+    RepoHandle,
+)
+from bot.gate.codes import IssueCode
+from bot.gate.report import Issue, Report, TargetReport
+
+REPO = RepoHandle("gitea", "o/r", "https://gitea.example/o/r.git")
+
+
+class BrokenComments:
+    """A forge whose comment calls fail; it records the verdicts it is given."""
+
+    name = "gitea"
+
+    def __init__(self) -> None:
+        self.completed: list[CheckOutput] = []
+
+    async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str:
+        raise PermanentForgeError("comment refused")
+
+    async def complete_check(
+        self, repo: RepoHandle, check: CheckHandle, output: CheckOutput
+    ) -> None:
+        self.completed.append(output)
+
+    async def sync_line_comments(
+        self,
+        repo: RepoHandle,
+        number: int,
+        *,
+        head_sha: str,
+        base_sha: str,
+        findings: Sequence[LineFinding],
+        limit: int,
+    ) -> LineCommentSync:
+        raise RuntimeError("a bug in line comments")
+
+
+def test_verdict_is_posted_when_summary_and_line_comments_fail() -> None:
+    issue = Issue.of(IssueCode.FOREIGN_FILE, "t/notes.txt", "not YAML")
+    head = Report("h" * 40, targets=(TargetReport("t", "t", (issue,), {}),))
+    comparison = compare_reports(
+        head,
+        None,
+        head_sha="h" * 40,
+        base_sha="b" * 40,
+        touched={"t"},
+        changed_paths={"t/notes.txt"},
+    )
+    forge: Any = BrokenComments()
+    target = Publication(
+        REPO, CheckHandle("h" * 40), 7, "gitea:o/r:7", "b" * 40, True, True, 30, None
+    )
+    output = asyncio.run(publish(forge, target, comparison, {"t/notes.txt": frozenset({1})}, None))
+    assert output.conclusion is Conclusion.FAILURE
+    assert [o.conclusion for o in forge.completed] == [Conclusion.FAILURE]

@@ -87,9 +87,9 @@ def _merge_request(event_name: str, p: JsonObject) -> Event:
         mapped = "opened"
     elif action == "reopen":
         mapped = "reopened"
-    # An update is checked only for new commits (oldrev), or leaving draft, as GitHub's
-    # ready_for_review is; a title or label edit is not.
-    elif action == "update" and (attributes.has("oldrev") or _left_draft(p)):
+    # An update is checked only for new commits (oldrev), leaving draft (as GitHub's
+    # ready_for_review is) or a new target branch; a title or label edit is not.
+    elif action == "update" and (attributes.has("oldrev") or _left_draft(p) or _retargeted(p)):
         mapped = "updated"
     if mapped is None:
         reason = _MR_IGNORED.get(action or "", "this merge request action does not need a check")
@@ -120,6 +120,11 @@ def _merge_request(event_name: str, p: JsonObject) -> Event:
         installation_id=None,
         draft=attributes.flag("draft") or attributes.flag("work_in_progress"),
     )
+
+
+def _retargeted(p: JsonObject) -> bool:
+    changes = p.peek("changes")
+    return isinstance(changes, dict) and isinstance(changes.get("target_branch"), dict)
 
 
 def _left_draft(p: JsonObject) -> bool:

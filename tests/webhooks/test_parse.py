@@ -149,6 +149,19 @@ def test_github_ready_for_review_is_an_update_and_other_actions_are_ignored() ->
         assert isinstance(event, Ignored) and event.action == action
 
 
+def test_a_retargeted_pull_request_is_checked_again() -> None:
+    payload = fixture("github/pull_request__opened.json")
+    payload["action"] = "edited"
+    payload["changes"] = {"base": {"ref": {"from": "develop"}, "sha": {"from": "0" * 40}}}
+    assert github("pull_request", payload).action == "updated"
+    payload["changes"] = {"title": {"from": "old title"}}
+    assert isinstance(github("pull_request", payload), Ignored)
+    mr = fixture("gitlab/merge_request__update-woodpecker.json")
+    mr["object_attributes"].pop("oldrev", None)
+    mr["changes"] = {"target_branch": {"previous": "develop", "current": "main"}}
+    assert gitlab("Merge Request Hook", mr).action == "updated"
+
+
 def test_github_fork_and_draft_pull_requests() -> None:
     payload = fixture("github/pull_request__opened.json")
     head_repo = payload["pull_request"]["head"]["repo"]

@@ -112,11 +112,12 @@ class GitRepository:
         proc = self._run("rev-parse", "--verify", "--quiet", f"{commit}^1^{{commit}}", check=False)
         return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
 
-    def changed_paths(self, base: str, head: str) -> list[str]:
-        """Paths that differ between two commits; compares trees only, so no blob is read
-        (in a partial clone, nothing is fetched)."""
+    def changed_paths(self, base: str, head: str, *, added_only: bool = False) -> list[str]:
+        """Paths that differ between two commits (with ``added_only``, those the change adds);
+        compares trees only, so no blob is read (in a partial clone, nothing is fetched)."""
         # diff-tree is plumbing: no user diff configuration applies to it.
-        args = ("-r", "-z", "--name-only", "--no-renames", "--end-of-options", base, head)
+        only = ("--diff-filter=A",) if added_only else ()
+        args = ("-r", "-z", "--name-only", "--no-renames", *only, "--end-of-options", base, head)
         proc = self._run("diff-tree", *args)
         return [decode_path(p) for p in proc.stdout.split(b"\0") if p]
 

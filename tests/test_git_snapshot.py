@@ -137,3 +137,20 @@ def test_git_dir_in_environment_is_not_followed(
     monkeypatch.setenv("GIT_DIR", os.fspath(other / ".git"))
     with GitRepository(repo).snapshot("HEAD") as snap:
         assert snap.get("t/a.yaml") is not None
+
+
+def test_changed_and_touched_lines_between_two_commits(tmp_path: Path) -> None:
+    from tests.support.gitrepo import WorkRepo
+
+    work = WorkRepo(tmp_path / "w")
+    base = work.commit({"a.yaml": "one\ntwo\nthree\n", "odd\tname.txt": "x\n"})
+    head = work.commit(
+        {"a.yaml": "one\nTWO\nthree\nfour\n", "new.yaml": "n\n", "odd\tname.txt": "y\n"}
+    )
+    repo = GitRepository(work.path)
+    assert sorted(repo.changed_paths(base, head)) == ["a.yaml", "new.yaml", "odd\tname.txt"]
+    assert repo.changed_paths(base, head, added_only=True) == ["new.yaml"]
+    assert repo.touched_lines(base, head, "a.yaml") == frozenset({2, 4})
+    assert repo.touched_lines(base, head, "odd\tname.txt") == frozenset({1})
+    assert repo.parent(head) == base and repo.parent(base) is None
+    assert repo.merge_base(base, head) == base

@@ -17,6 +17,9 @@ from bot.forges.base import LineFinding
 from bot.gate.codes import CODES, Severity
 from bot.gate.report import Issue
 
+# Per changed file, the head-side lines the change adds or modifies; None for a file the
+# change adds, every line of which is new.
+TouchedLines = Mapping[str, "frozenset[int] | None"]
 _LINE_NUMBERS = re.compile(r"\bline \d+\b|:\d+\b")
 _ICON = {Severity.ERROR: "❌", Severity.WARNING: "⚠️"}
 
@@ -36,9 +39,7 @@ def finding_body(issue: Issue) -> str:
     )
 
 
-def line_findings(
-    comparison: CheckComparison, touched_lines: Mapping[str, frozenset[int]]
-) -> list[LineFinding]:
+def line_findings(comparison: CheckComparison, touched_lines: TouchedLines) -> list[LineFinding]:
     """New issues on lines the change touches (an issue without a line counts as line 1),
     one per fingerprint, in report order."""
     out: list[LineFinding] = []
@@ -46,7 +47,10 @@ def line_findings(
     for target in comparison.targets:
         for issue in target.new_issues:
             line = issue.line or 1
-            if line not in touched_lines.get(issue.path, frozenset()):
+            if issue.path not in touched_lines:
+                continue
+            lines = touched_lines[issue.path]
+            if lines is not None and line not in lines:
                 continue
             key = fingerprint(issue)
             if key in seen:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from bot.checks.compare import CheckComparison, compare_reports, touched_targets
+from bot.checks.findings import TouchedLines
 from bot.checks.publish import Publication, PullMemory, publish
 from bot.checks.render import error_output
 from bot.config import ConfigResult, load_config
@@ -205,21 +206,26 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
     )
 
 
-# Line comments need per-file diffs: bounded, so a change with thousands of issues stays fast.
+# Line comments need a diff per modified file: bounded, so a large change stays fast.
 _MAX_DIFFED_FILES = 200
 
 
-def _touched_lines(
-    tree: TreeSource, comparison: CheckComparison, wanted: bool
-) -> dict[str, frozenset[int]]:
-    """Touched lines of the changed files that carry a new issue (what line comments need)."""
+def _touched_lines(tree: TreeSource, comparison: CheckComparison, wanted: bool) -> TouchedLines:
+    """Touched lines of the changed files that carry a new issue (what line comments need):
+    an added file is touched everywhere (one git process for all of them); a modified one
+    is diffed on its own."""
     if not wanted or comparison.base_sha is None:
         return {}
-    paths = sorted(
-        {i.path for t in comparison.targets for i in t.new_issues} & comparison.changed_paths
-    )[:_MAX_DIFFED_FILES]
+    base, head = comparison.base_sha, comparison.head_sha
+    paths = {i.path for t in comparison.targets for i in t.new_issues} & comparison.changed_paths
+    if not paths:
+        return {}
     repository = tree.repository()
-    return {p: repository.touched_lines(comparison.base_sha, comparison.head_sha, p) for p in paths}
+    added = set(repository.changed_paths(base, head, added_only=True)) & paths
+    modified = sorted(paths - added)[:_MAX_DIFFED_FILES]
+    touched: dict[str, frozenset[int] | None] = dict.fromkeys(added)
+    touched.update((p, repository.touched_lines(base, head, p)) for p in modified)
+    return touched
 
 
 def _reason(exc: BaseException) -> str:

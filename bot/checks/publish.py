@@ -7,12 +7,11 @@ comments last, so a failure there never costs the verdict.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
 from bot.checks.compare import CheckComparison
-from bot.checks.findings import line_findings
+from bot.checks.findings import TouchedLines, line_findings
 from bot.checks.render import check_output, summary_comment
 from bot.errors import ForgeError
 from bot.forges.base import CheckHandle, CheckOutput, Forge, LineCommentSync, RepoHandle
@@ -46,7 +45,7 @@ async def publish(
     forge: Forge,
     target: Publication,
     comparison: CheckComparison,
-    touched_lines: Mapping[str, frozenset[int]],
+    touched_lines: TouchedLines,
     memory: PullMemory | None,
 ) -> CheckOutput:
     details_url = target.details_url
@@ -72,7 +71,7 @@ async def _line_comments(
     forge: Forge,
     target: Publication,
     comparison: CheckComparison,
-    touched_lines: Mapping[str, frozenset[int]],
+    touched_lines: TouchedLines,
     memory: PullMemory | None,
 ) -> LineCommentSync | None:
     assert target.number is not None and target.base_sha is not None

@@ -15,6 +15,8 @@ import hashlib
 import os
 import re
 import shutil
+import threading
+import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -40,6 +42,20 @@ class GitStore:
         self.timeout = timeout
         self._remote = ForgeRemote(allowed_base_url)  # ValueError unless a plain http(s) URL
         self.base_url = self._remote.base_url
+        # (mirror, commit, paths) whose blobs are all here: nothing is ever pruned from a mirror
+        # (auto-gc is off), so a base checked once needs no listing on the next push.
+        self._complete: set[tuple[str, str, tuple[str, ...]]] = set()
+        self._complete_lock = threading.Lock()
+
+    def is_complete(self, key: tuple[str, str, tuple[str, ...]]) -> bool:
+        with self._complete_lock:
+            return key in self._complete
+
+    def mark_complete(self, key: tuple[str, str, tuple[str, ...]]) -> None:
+        with self._complete_lock:
+            if len(self._complete) > 100_000:  # a bound for a worker that runs for months
+                self._complete.clear()
+            self._complete.add(key)
 
     def check_clone_url(self, url: str) -> None:
         """Refuse (:class:`PermanentForgeError`) any URL that is not on the allowed base."""
@@ -88,15 +104,27 @@ class Mirror:
         self.path = path
         self.clone_url = clone_url
         self.closed = False
+        self.identity = ""  # set by prepare()
         self._store = store
 
     def prepare(self) -> None:
         if not self.path.exists():
             self._create()
-            return
+        self.identity = self._identity()
         current = self._git(["config", "--get", "remote.origin.url"], check=False).strip()
         if current.decode("utf-8", "replace") != self.clone_url:  # renamed repository
             self._git(["config", "remote.origin.url", self.clone_url])
+
+    def _identity(self) -> str:
+        """A name for this very mirror, so what is remembered about one that was wiped and made
+        anew (same path, even the same inodes) is not believed of the new one."""
+        marker = self.path / "ichor-mirror-id"
+        try:
+            return marker.read_text(encoding="ascii").strip()
+        except OSError:
+            identity = uuid.uuid4().hex
+            marker.write_text(identity, encoding="ascii")
+            return identity
 
     def _create(self) -> None:
         tmp = self.path.with_name(self.path.name + ".tmp")  # stale from a crash: we hold the lock
@@ -166,11 +194,15 @@ class Mirror:
         self._check_open()
         commit = _oid(commit)
         env = self._store.network_env(credentials)
+        key = (self.identity, commit, tuple(sorted(set(paths))))
+        if self._store.is_complete(key):
+            return 0
         if self._missing_commits([commit]):
             raise GitStoreError(f"commit {commit} is not in the mirror: fetch it first")
         tips = self._path_objects(commit, paths)
         missing = self._missing_objects(tips)
         if not missing:
+            self._store.mark_complete(key)
             return 0
         stdin = "".join(f"{oid}\n" for oid in missing).encode()
         # What git's own lazy fetch runs, for all the blobs at once; no history to negotiate.
@@ -181,6 +213,7 @@ class Mirror:
             raise GitStoreError(
                 f"{len(still)} blob(s) still missing after the fetch, e.g. {sorted(still)[0]}"
             )
+        self._store.mark_complete(key)
         return len(missing)
 
     def changed_paths(self, base: str, head: str) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import http.client
 import os
+import shutil
 import socket
 import subprocess
 import threading
@@ -183,6 +184,20 @@ def test_prefetch_fetches_only_missing_blobs_in_one_request(forge: Forge) -> Non
             contents = snap.read_many([e for e in snap if e.kind.value == "file"])
             assert b"x\n" in contents
         assert len(forge.server.requests) == requests
+
+
+def test_a_complete_prefetch_is_remembered_and_a_new_mirror_forgets_it(forge: Forge) -> None:
+    with forge.store.open(forge.handle) as mirror:
+        mirror.fetch(forge.creds, ["refs/heads/main"], want=[forge.main])
+        assert mirror.prefetch_blobs(forge.creds, forge.main, ["t"]) > 0
+        calls = len(forge.git_calls())
+        assert mirror.prefetch_blobs(forge.creds, forge.main, ["t"]) == 0
+        assert len(forge.git_calls()) == calls  # no git process at all
+    # The data dir is wiped while the worker runs: the new mirror is listed again.
+    shutil.rmtree(forge.mirror_path())
+    with forge.store.open(forge.handle) as mirror:
+        mirror.fetch(forge.creds, ["refs/heads/main"], want=[forge.main])
+        assert mirror.prefetch_blobs(forge.creds, forge.main, ["t"]) > 0
 
 
 def test_local_commands_never_fetch_lazily(forge: Forge) -> None:

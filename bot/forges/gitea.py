@@ -49,7 +49,8 @@ from bot.forges.base import (
     finding_marker,
     marker_fingerprint,
 )
-from bot.forges.gitea_http import GiteaHTTP, GiteaStatusError, field, pull_ref, repo_path, side
+from bot.forges.gitea_http import GiteaHTTP, GiteaStatusError, field, pull_ref, repo_path
+from bot.forges.responses import side
 from bot.forges.retry import with_retries
 from bot.settings import Settings
 

@@ -22,6 +22,7 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
+from bot.forges import responses
 from bot.forges.base import PullRequestRef, RepoHandle
 
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)
@@ -213,23 +214,8 @@ def repo_path(repo: RepoHandle, suffix: str) -> str:
 
 
 def field(body: Any, key: str, where: str) -> Any:
-    if not isinstance(body, dict) or body.get(key) is None:
-        raise PermanentForgeError(f"Gitea {where}: the response has no {key}")
-    return body[key]
-
-
-def side(item: Any, key: str) -> dict[str, Any]:
-    value = item.get(key) if isinstance(item, dict) else None
-    return value if isinstance(value, dict) else {}
+    return responses.field(body, key, f"Gitea {where}")
 
 
 def pull_ref(item: Any, path: str) -> PullRequestRef:
-    number = int(field(item, "number", f"GET {path}"))
-    head, base = side(item, "head"), side(item, "base")
-    return PullRequestRef(
-        number=number,
-        url=str(item.get("html_url") or ""),
-        head_sha=head.get("sha") or None,
-        base_sha=base.get("sha") or None,
-        base_ref=base.get("ref") or None,
-    )
+    return responses.pull_ref(item, f"Gitea GET {path}")

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
+from bot.forges import responses
 from bot.forges.base import Annotation, Conclusion, Permission, PullRequestRef
 
 SUMMARY_MARKER = "<!-- ichor:summary -->"
@@ -83,9 +84,7 @@ def redact(error: ForgeError, secret: str) -> ForgeError:
 
 
 def field(body: Any, key: str, where: str) -> Any:
-    if not isinstance(body, dict) or body.get(key) is None:
-        raise PermanentForgeError(f"GitHub {where}: the response has no {key}")
-    return body[key]
+    return responses.field(body, key, f"GitHub {where}")
 
 
 def html_url(item: Any) -> str | None:
@@ -95,16 +94,7 @@ def html_url(item: Any) -> str | None:
 
 
 def pull_ref(item: Any, path: str) -> PullRequestRef:
-    number = int(field(item, "number", path))
-    head, base = item.get("head"), item.get("base")
-    head, base = (head if isinstance(head, dict) else {}), (base if isinstance(base, dict) else {})
-    return PullRequestRef(
-        number=number,
-        url=str(item.get("html_url") or ""),
-        head_sha=head.get("sha") or None,
-        base_sha=base.get("sha") or None,
-        base_ref=base.get("ref") or None,
-    )
+    return responses.pull_ref(item, f"GitHub {path}")
 
 
 def by_a_person(comment: Mapping[str, Any]) -> bool:

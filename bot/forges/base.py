@@ -80,6 +80,18 @@ class CheckOutput:
     details_url: str | None = None
 
 
+ERROR_PREFIX = "Check could not be completed: "
+
+
+def headline(output: CheckOutput) -> str:
+    """The one line a check title or commit status shows. A check that could not run must
+    never read like a verdict on the change, so it always says so — once."""
+    text = output.title or output.summary
+    if output.conclusion is Conclusion.ERROR and "could not be completed" not in text.lower():
+        text = ERROR_PREFIX + text
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class CheckHandle:
     """A started check (GitHub check run id; a commit status needs only the sha)."""

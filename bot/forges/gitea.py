@@ -47,6 +47,7 @@ from bot.forges.base import (
     PullRequestRef,
     RepoHandle,
     finding_marker,
+    headline,
     marker_fingerprint,
 )
 from bot.forges.gitea_http import GiteaHTTP, GiteaStatusError, field, pull_ref, repo_path
@@ -66,7 +67,6 @@ STATES = {
     Conclusion.ERROR: "error",
 }
 PENDING_DESCRIPTION = "The acceptance gate is running"
-ERROR_PREFIX = "Check could not be completed: "
 # Gitea shows a status description on one line next to the context; GitHub's 140 is a good cap.
 DESCRIPTION_LIMIT = 140
 PERMISSIONS = {
@@ -136,11 +136,8 @@ class GiteaForge:
     async def complete_check(
         self, repo: RepoHandle, check: CheckHandle, output: CheckOutput
     ) -> None:
-        description = output.title or output.summary
-        if output.conclusion is Conclusion.ERROR:
-            description = ERROR_PREFIX + description
         state = STATES[output.conclusion]
-        await self._status(repo, check.head_sha, state, description, output.details_url)
+        await self._status(repo, check.head_sha, state, headline(output), output.details_url)
 
     async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str | None:
         if SUMMARY_MARKER not in body:

@@ -35,19 +35,18 @@ from bot.forges import github_reviews
 from bot.forges.base import (
     CheckHandle,
     CheckOutput,
-    Conclusion,
     GitCredentials,
     LineCommentSync,
     LineFinding,
     Permission,
     PullRequestRef,
     RepoHandle,
+    headline,
 )
 from bot.forges.github_auth import InstallationTokens, load_private_key
 from bot.forges.github_payloads import (
     ANNOTATIONS_PER_REQUEST,
     CONCLUSIONS,
-    ERROR_TITLE,
     ROLES,
     SUMMARY_MARKER,
     StatusError,
@@ -163,9 +162,7 @@ class GitHubForge:
         if check.id is None:
             raise PermanentForgeError(f"{repo.full_name}: a GitHub check needs a check run id")
         path = _repo_path(repo, f"/check-runs/{quote(check.id, safe='')}")
-        title = output.title
-        if output.conclusion is Conclusion.ERROR:
-            title = ERROR_TITLE + title
+        title = headline(output)
         shown = {
             "title": clip_title(title),
             "summary": clip(output.summary or title),

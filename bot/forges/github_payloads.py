@@ -26,7 +26,6 @@ SECONDARY_LIMIT_WAIT = 60.0  # GitHub: without a Retry-After, wait at least a mi
 
 # GitHub's names, except ERROR: see bot.forges.github's docstring.
 CONCLUSIONS = {c: c.value for c in Conclusion} | {Conclusion.ERROR: "failure"}
-ERROR_TITLE = "Check could not be completed: "
 # role_name names maintain and triage, which the legacy "permission" field folds into write and
 # read; a custom role's name is unknown here, so its base "permission" decides.
 ROLES = {p.name.lower(): p for p in Permission}

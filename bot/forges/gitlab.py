@@ -49,6 +49,7 @@ from bot.forges.base import (
     Permission,
     PullRequestRef,
     RepoHandle,
+    headline,
 )
 from bot.forges.gitlab_api import (
     NOTE_LIMIT,
@@ -76,7 +77,6 @@ STATES = {
     Conclusion.ACTION_REQUIRED: "failed",
     Conclusion.ERROR: "failed",
 }
-ERROR_TITLE = "Check could not be completed: "
 RUNNING_DESCRIPTION = "Checking…"
 TITLE_LIMIT = 255  # characters, a merge request title
 DESCRIPTION_BODY_LIMIT = 1_048_576  # characters, a merge request description
@@ -148,11 +148,8 @@ class GitLabForge:
     async def complete_check(
         self, repo: RepoHandle, check: CheckHandle, output: CheckOutput
     ) -> None:
-        title = output.title or output.summary
-        if output.conclusion is Conclusion.ERROR:
-            title = ERROR_TITLE + title
         state = STATES[output.conclusion]
-        await self._set_status(repo, check.head_sha, state, title, output.details_url)
+        await self._set_status(repo, check.head_sha, state, headline(output), output.details_url)
 
     async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str:
         if SUMMARY_MARKER not in body:

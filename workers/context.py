@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.checks.pipeline import TreeSource, local_tree
 from bot.content.cache import DirectoryFactsCache, FactsCache, LayeredFactsCache, MemoryFactsCache
@@ -23,6 +23,9 @@ from bot.forges.base import Forge, RepoHandle
 from bot.forges.local import LocalForge, repository_path
 from bot.queueing.base import PullState
 from bot.settings import Settings, load_settings
+
+if TYPE_CHECKING:  # imported for real inside _store, on first use
+    from bot.gitstore import GitStore
 
 T = TypeVar("T")
 OpenTree = Callable[[RepoHandle], AbstractContextManager[TreeSource]]
@@ -33,7 +36,7 @@ class WorkerContext:
     settings: Settings
     pulls: PullState | None
     cache: FactsCache
-    _stores: dict[str, Any] = field(default_factory=dict)
+    _stores: dict[str, GitStore] = field(default_factory=dict)
     _local: threading.local = field(default_factory=threading.local)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -80,7 +83,7 @@ class WorkerContext:
             forges[key] = build()
         return forges[key]
 
-    def _store(self, base_url: str) -> Any:
+    def _store(self, base_url: str) -> GitStore:
         from bot.gitstore import GitStore
 
         with self._lock:

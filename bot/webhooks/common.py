@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from bot.webhooks.events import Forge, Ignored
+from bot.webhooks.payload import JsonObject
 
 TAG_PUSH = "tag pushes are not checked (the bot checks branches)"
 NOT_A_BRANCH = "only pushes to branches (refs/heads/...) are checked"
@@ -23,6 +24,17 @@ def non_branch_reason(ref: str) -> str | None:
     if ref.startswith("refs/heads/"):
         return None
     return TAG_PUSH if ref.startswith("refs/tags/") else NOT_A_BRANCH
+
+
+def changed(p: JsonObject, key: str) -> bool:
+    """Whether an ``edited``/``update`` hook says ``changes.<key>`` changed.
+
+    Each forge names the base branch differently: GitHub ``base``, GitLab ``target_branch``,
+    Gitea/Forgejo ``ref``. A retargeted pull request must be checked again, since the verdict
+    on record was against the old base.
+    """
+    changes = p.peek("changes")
+    return isinstance(changes, dict) and isinstance(changes.get(key), dict)
 
 
 def differs(head_id: object, base_id: object, head_name: str | None, base_name: str | None) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from bot.webhooks.common import (
     EDITED_COMMENT,
     UNKNOWN_EVENT,
+    changed,
     differs,
     http_url,
     ignored,
@@ -64,6 +65,8 @@ def _repo(p: JsonObject) -> RepoRef:
 def _pull_request(event_name: str, p: JsonObject) -> Event:
     action = p.text("action")
     mapped = _PR_ACTIONS.get(action)
+    if action == "edited" and changed(p, "ref"):
+        mapped = "updated"  # retargeted: the verdict on record was against the old base
     if mapped is None:
         if action == "closed":
             merged = isinstance(pr := p.peek("pull_request"), dict) and pr.get("merged") is True

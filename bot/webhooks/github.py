@@ -7,6 +7,7 @@ from collections.abc import Callable
 from bot.webhooks.common import (
     EDITED_COMMENT,
     UNKNOWN_EVENT,
+    changed,
     differs,
     http_url,
     ignored,
@@ -61,15 +62,10 @@ def _installation(p: JsonObject) -> int | None:
     return None if installation is None else installation.number("id")
 
 
-def _retargeted(p: JsonObject) -> bool:
-    changes = p.peek("changes")
-    return isinstance(changes, dict) and isinstance(changes.get("base"), dict)
-
-
 def _pull_request(event_name: str, p: JsonObject) -> Event:
     action = p.text("action")
     mapped = _PR_ACTIONS.get(action)
-    if action == "edited" and _retargeted(p):
+    if action == "edited" and changed(p, "base"):
         mapped = "updated"  # the verdict on record was against the old base
     if mapped is None:
         if action == "closed":

@@ -12,6 +12,7 @@ from bot.webhooks.common import (
     EDITED_COMMENT,
     TAG_PUSH,
     UNKNOWN_EVENT,
+    changed,
     differs,
     http_url,
     ignored,
@@ -89,7 +90,9 @@ def _merge_request(event_name: str, p: JsonObject) -> Event:
         mapped = "reopened"
     # An update is checked only for new commits (oldrev), leaving draft (as GitHub's
     # ready_for_review is) or a new target branch; a title or label edit is not.
-    elif action == "update" and (attributes.has("oldrev") or _left_draft(p) or _retargeted(p)):
+    elif action == "update" and (
+        attributes.has("oldrev") or _left_draft(p) or changed(p, "target_branch")
+    ):
         mapped = "updated"
     if mapped is None:
         reason = _MR_IGNORED.get(action or "", "this merge request action does not need a check")
@@ -120,11 +123,6 @@ def _merge_request(event_name: str, p: JsonObject) -> Event:
         installation_id=None,
         draft=attributes.flag("draft") or attributes.flag("work_in_progress"),
     )
-
-
-def _retargeted(p: JsonObject) -> bool:
-    changes = p.peek("changes")
-    return isinstance(changes, dict) and isinstance(changes.get("target_branch"), dict)
 
 
 def _left_draft(p: JsonObject) -> bool:

@@ -157,6 +157,32 @@ def test_c_issues_already_on_base(scenario: GiteaScenario) -> None:
     scenario.fake.assert_clean()
 
 
+def test_a_retargeted_pull_request_is_checked_against_its_new_base(
+    scenario: GiteaScenario,
+) -> None:
+    # release is older than main: the issue main already has is new against release.
+    release = scenario.base()
+    base = scenario.work.commit({"clusters/prod/old-notes.txt": "old\n"})
+    head = scenario.work.commit({"clusters/prod/new-notes.txt": "new\n"})
+    scenario.work.set_ref("refs/heads/release", release)
+    scenario.deliver(scenario.pull(13, head, base))
+    scenario.work_once()
+    (summary,) = scenario.summary(13)
+    assert "1 new issue, 1 already on base" in summary["body"]
+
+    scenario.fake.update_pull(scenario.full_name, 13, base_ref="release", base_sha=release)
+    payload = scenario.pull(13, head, release)
+    payload["action"] = "edited"
+    payload["changes"] = {"ref": {"from": "main"}}
+    payload["pull_request"]["base"].update(ref="release", label="release")
+    scenario.deliver(payload)
+    scenario.work_once()
+    assert scenario.states(head) == ["pending", "failure", "pending", "failure"]
+    (summary,) = scenario.summary(13)  # edited in place
+    assert "2 new issues" in summary["body"]
+    scenario.fake.assert_clean()
+
+
 def test_d_pull_request_from_a_fork(scenario: GiteaScenario) -> None:
     base = scenario.base()
     scenario.work.publish(scenario.bare)

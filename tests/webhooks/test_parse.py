@@ -160,6 +160,13 @@ def test_a_retargeted_pull_request_is_checked_again() -> None:
     mr["object_attributes"].pop("oldrev", None)
     mr["changes"] = {"target_branch": {"previous": "develop", "current": "main"}}
     assert gitlab("Merge Request Hook", mr).action == "updated"
+    # Gitea and Forgejo name the base branch's change ``changes.ref`` (ChangesPayload.Ref).
+    pr = fixture("gitea/pull_request__opened.json")
+    pr["action"] = "edited"
+    pr["changes"] = {"ref": {"from": "develop"}}
+    assert gitea("pull_request", pr).action == "updated"
+    pr["changes"] = {"title": {"from": "old title"}}
+    assert isinstance(gitea("pull_request", pr), Ignored)
 
 
 def test_github_fork_and_draft_pull_requests() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,22 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 SHARED = ROOT.parent / "shared"
 ONE_TARGET = "version: 1\ntargets:\n  - {name: t, path: t}\n"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "needs_shared: reads ../shared (the corpora, every recorded payload, the whole API "
+        "descriptions); skipped when it is not beside the clone, a failure under CI=true",
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("needs_shared") is None or SHARED.is_dir():
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{SHARED} is missing: CI runs with ../shared beside the clone")
+    pytest.skip(f"needs {SHARED}, which is not beside this clone")
 
 
 def load_fixture(name: str) -> Any:

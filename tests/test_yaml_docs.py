@@ -344,6 +344,7 @@ def assert_plain(value: object) -> None:
             stack.extend(item)
 
 
+@pytest.mark.needs_shared
 def test_corpus_files_that_yaml12_loads_have_no_error() -> None:
     files = corpus_files()
     assert len(files) > 2000
@@ -359,6 +360,7 @@ def test_corpus_files_that_yaml12_loads_have_no_error() -> None:
     assert rejected and all("/templates/" in str(p) for p in rejected)
 
 
+@pytest.mark.needs_shared
 @pytest.mark.parametrize("marker", [b"matchType: =\n", b"!env_var ", b"!Env ", b"!Find "])
 def test_corpus_quirks_load(marker: bytes) -> None:
     hits = [p for p in corpus_files() if marker in p.read_bytes()]

@@ -1,7 +1,8 @@
 """A fake Gitea or Forgejo (REST API under ``/api/v1`` + git over smart HTTP, one origin).
 
 Every API request is checked against the recorded Swagger 2.0 description of its flavor
-(``shared/forge-data/gitea/swagger``: Gitea 1.27.1 or Forgejo 16.0.1, see PROVENANCE.md) and
+(Gitea 1.27.1 or Forgejo 16.0.1, recorded in ``shared/forge-data/gitea/swagger`` and trimmed
+to what the fake serves under ``fixtures/forge-api``) and
 answered the way Gitea answers a bad one; each departure is also recorded in
 :attr:`FakeGitea.validation_errors`.
 
@@ -70,10 +71,11 @@ from tests.fakeforge.openapi import (
 T = TypeVar("T")
 Flavor = Literal["gitea", "forgejo"]
 
-SWAGGER_DIR = (Path(__file__).resolve().parents[3] / "shared/forge-data/gitea/swagger").resolve()
+# The recorded descriptions trimmed to what this fake serves (scripts/trim_api_descriptions.py).
+API_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures/forge-api"
 DESCRIPTIONS: dict[str, Path] = {
-    "gitea": SWAGGER_DIR / "gitea-1.27.1.swagger.v1.json",
-    "forgejo": SWAGGER_DIR / "forgejo-16.0.1.swagger.v1.json",
+    "gitea": API_FIXTURES / "gitea-1.27.1.json",
+    "forgejo": API_FIXTURES / "forgejo-16.0.1.json",
 }
 API_PREFIX = "/api/v1"
 PERMISSIONS = ("owner", "admin", "write", "read", "none")

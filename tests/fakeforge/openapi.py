@@ -1,6 +1,8 @@
 """GitHub's recorded REST description: route matching, request validation, response shapes.
 
-The description is OpenAPI 3.0.3 (``shared/forge-data/github/openapi``, see PROVENANCE.md).
+The description is OpenAPI 3.0.3: ``fixtures/forge-api/github-rest.json``, the recorded one
+(``shared/forge-data/github/openapi``) trimmed to the path items the fake serves by
+``scripts/trim_api_descriptions.py`` (see ``fixtures/forge-api/PROVENANCE.md``).
 Its schemas are JSON Schema draft 4 plus ``nullable``; :func:`to_json_schema` rewrites
 ``nullable`` so :mod:`jsonschema` (Draft4Validator) can check them, and ``$ref``s resolve
 against the document's own ``components``.
@@ -23,9 +25,7 @@ from jsonschema import Draft4Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
 ROOT = Path(__file__).resolve().parents[2]
-DESCRIPTION = (
-    ROOT.parent / "shared/forge-data/github/openapi/github-rest-openapi.trimmed.json"
-).resolve()
+DESCRIPTION = ROOT / "fixtures/forge-api/github-rest.json"
 DOCS = "https://docs.github.com/rest"
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")

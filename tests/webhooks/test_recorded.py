@@ -310,6 +310,7 @@ def test_every_fixture_is_in_the_table() -> None:
     assert on_disk == {case.fixture for case in CASES}
 
 
+@pytest.mark.needs_shared
 def test_table_covers_every_recorded_payload_byte_for_byte() -> None:
     recorded = {
         path.relative_to(FORGE_DATA).as_posix()

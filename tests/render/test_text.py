@@ -57,5 +57,6 @@ def test_layout() -> None:
     assert "    (not YAML)" in lines  # a message shared by the group is said once
     assert "    t/.gittargetignore:2  hides all" in lines
     assert "    fix: git rm -r -- t/a.txt t/b.txt" in lines
-    assert "           /a.txt" in lines
+    assert "     or: keep them, ignored:" in lines
+    assert "         printf '%s\\n' '' /a.txt /b.txt >> t/.gittargetignore" in lines
     assert lines[-1] == "1 of 2 target(s) accepted"

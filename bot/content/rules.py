@@ -13,7 +13,12 @@ from bot.content.context import TargetContext
 from bot.content.facts import DocKind, FileFacts, ObjectFacts
 from bot.content.placement import placement_path
 from bot.gate.codes import IssueCode
-from bot.gate.fixes import sops_encrypt_command, sops_reencrypt_command
+from bot.gate.fixes import (
+    append_lines_command,
+    ignore_pattern_for,
+    sops_encrypt_command,
+    sops_reencrypt_command,
+)
 from bot.gate.policy import TargetPolicy
 from bot.gate.report import Issue
 from bot.gate.structural import StructuralResult
@@ -196,12 +201,12 @@ def _object(
     shown_type = f"{gv_string(obj.group, obj.version)} {obj.kind}"
     if inp.catalog_error is not None:
         summary = f"{shown_type}: not followable — catalog-unavailable: {inp.catalog_error}"
-        fix = _not_followable_fix(Reason.CATALOG_UNAVAILABLE, shown_type, inp.target)
+        fix = _not_followable_fix(Reason.CATALOG_UNAVAILABLE, shown_type, inp.target, path)
         issues.append(Issue.of(IssueCode.NOT_FOLLOWABLE, path, summary, line=line, fix=fix))
         return issues
     if not record.followable:
         failing = record.failing
-        fix = _not_followable_fix(failing.reason if failing else None, shown_type, inp.target)
+        fix = _not_followable_fix(failing.reason if failing else None, shown_type, inp.target, path)
         message = f"{shown_type}: {record.summary}"
         issues.append(Issue.of(IssueCode.NOT_FOLLOWABLE, path, message, line=line, fix=fix))
     identity = _identity(path, obj, record, inp)
@@ -246,7 +251,9 @@ def _object(
     return issues
 
 
-def _not_followable_fix(reason: str | None, shown_type: str, target: TargetPolicy) -> str:
+def _not_followable_fix(
+    reason: str | None, shown_type: str, target: TargetPolicy, path: str
+) -> str:
     """The fix for the check that failed: each source of the verdict is changed differently."""
     capabilities = (
         f"the capabilities file {display_path(target.capabilities)}"
@@ -255,15 +262,18 @@ def _not_followable_fix(reason: str | None, shown_type: str, target: TargetPolic
     )
     if reason in (Reason.NOT_SERVED, Reason.SUBRESOURCE_ONLY):
         return (
-            f"If the cluster serves {shown_type}, record it in {capabilities} (the cluster's "
-            "recorded discovery) or add its CustomResourceDefinition to the target; otherwise "
-            "remove the object or correct its apiVersion and kind."
+            f"If the cluster serves {shown_type}, record it in {capabilities}, a recording of "
+            "the cluster's API discovery, or add its CustomResourceDefinition to the target; "
+            "otherwise remove the object or correct its apiVersion and kind."
         )
     if reason == Reason.DENIED_BY_POLICY:
         return (
             f"The operator never follows {shown_type} (the type policy is built in; a "
             "repository cannot change it): keep such objects outside the target, or ignore "
-            "their file in .gittargetignore."
+            "the file: "
+            + append_lines_command(
+                join(target.path, IGNORE_FILE), [ignore_pattern_for(relative_to(path, target.path))]
+            )
         )
     if reason == Reason.CATALOG_UNAVAILABLE:
         return (

@@ -38,7 +38,7 @@ _MAX_MESSAGE_SHOWN = 1000
 _MAX_REASON_SHOWN = 2000
 _MAX_ANNOTATION_MESSAGE = 4000  # GitHub takes 64 KB; a screenful is what a reviewer reads
 _MAX_NAMES_SHOWN = 50
-_MAX_FIX_SHOWN = 1000
+_MAX_FIX_SHOWN = 2000
 _MAX_FIXES_PER_KIND = 5
 _SHORT_SHA = 7
 
@@ -124,11 +124,13 @@ def _code(path: str) -> str:
 
 
 def _fix(issue: Issue) -> str:
-    """What to do, as markdown: the code's own fix is ours; an issue's own fix names its
-    files, so it is escaped like any untrusted text (a command still reads and copies right)."""
-    if issue.fix is None:
+    """What to do, as markdown. The code's own fix is ours. An issue's own fix names its files
+    and often is a command, so it is inline code that copies exactly (prose escapes would put a
+    zero-width space in a pasted name); one too long to show whole gives the code's fix."""
+    shown = _printable(issue.fix) if issue.fix is not None else ""
+    if not shown or len(shown) > _MAX_FIX_SHOWN:
         return CODES[issue.kind].fix
-    return _md(issue.fix, _MAX_FIX_SHOWN)
+    return f"<code>{_escape(shown, code=True)}</code>"
 
 
 # The same escaping for other builders of forge text (line comments).

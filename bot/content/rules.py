@@ -258,7 +258,7 @@ def _not_followable_fix(
     capabilities = (
         f"the capabilities file {display_path(target.capabilities)}"
         if target.capabilities
-        else "a capabilities file (the target's `capabilities:` in .ichor.yaml)"
+        else "a capabilities file (the target's 'capabilities' in .ichor.yaml)"
     )
     if reason in (Reason.NOT_SERVED, Reason.SUBRESOURCE_ONLY):
         return (
@@ -278,10 +278,10 @@ def _not_followable_fix(
     if reason == Reason.CATALOG_UNAVAILABLE:
         return (
             f"Add or fix {capabilities}: a recorded discovery document or the output of "
-            "`kubectl api-resources -o wide`."
+            "'kubectl api-resources -o wide'."
         )
     return (
-        f"{shown_type} fails the {reason or 'type'} check (`ichor-bot types` shows every "
+        f"{shown_type} fails the {reason or 'type'} check ('ichor-bot types' shows every "
         "check): correct what declares the type (its CustomResourceDefinition or the "
         "capabilities file), or remove the object."
     )

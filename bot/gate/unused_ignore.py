@@ -5,10 +5,12 @@ its own would ignore it (the entry's path or one of its directories matches); wh
 lines decide does not matter, so a pattern undone by a later ``!pattern`` is still in use,
 and a ``!pattern`` is in use when its pattern matches an entry.
 
-Cost: one pass of the full matcher over the entries finds every line that decides an entry;
-only the lines left (the unused ones, and the few overridden by a later line) are then tried
-one by one, each stopping at its first match. That is never more than the matcher's own work
-over the same entries, and for an ignore file whose lines are all in use it is one pass.
+Cost: one pass of the full matcher over the entries finds every line that decides an entry.
+The lines left (the unused ones, and the few a later line overrides) are matched together in
+a second pass, which keeps only the entries one of them matches; each of those lines is then
+tried alone on just those entries, stopping at its first match. So lines that match nothing
+cost one pass over the entries, whatever their number, and the rest is bounded by the
+entries a left-over line matches.
 """
 
 from __future__ import annotations
@@ -28,8 +30,19 @@ def unused_rules(
     if not rules:
         return []
     deciding = {rule.line for rule in _deciders(matcher, rel_paths)}
-    left = [rule for rule in rules if rule.line not in deciding]
-    return [rule for rule in left if not _matches_any(rule, rel_paths)]
+    left = [_positive(rule) for rule in rules if rule.line not in deciding]
+    if not left:
+        return []
+    # Without negations, a path matches the lines together exactly when one of them matches it.
+    together = IgnoreMatcher(left)
+    matched = [rel for rel in rel_paths if together.is_ignored(rel)]
+    unused = {rule.line for rule in left if not _matches_any(rule, matched)}
+    return [rule for rule in rules if rule.line in unused]
+
+
+def _positive(rule: IgnoreRule) -> IgnoreRule:
+    """The line's pattern without its ``!``: what it matches, whatever it then decides."""
+    return IgnoreRule(rule.line, rule.pattern[1:], negated=False) if rule.negated else rule
 
 
 def _deciders(matcher: IgnoreMatcher, rel_paths: Iterable[str]) -> Iterable[IgnoreRule]:
@@ -40,8 +53,7 @@ def _deciders(matcher: IgnoreMatcher, rel_paths: Iterable[str]) -> Iterable[Igno
 
 
 def _matches_any(rule: IgnoreRule, rel_paths: Iterable[str]) -> bool:
-    positive = IgnoreRule(rule.line, rule.pattern[1:], negated=False) if rule.negated else rule
-    alone = IgnoreMatcher((positive,))
+    alone = IgnoreMatcher((rule,))
     return any(alone.is_ignored(rel) for rel in rel_paths)
 
 

@@ -28,15 +28,17 @@ def _fixes(code: IssueCode, target: TargetReport, issues: list[Issue]) -> list[s
         removable = [i.path for i in issues if i.path != target.path]
         if removable:
             shown = removable[:_MAX_FIXES_SHOWN]
-            more = " ..." if len(removable) > len(shown) else ""
             words = " ".join(shell_word(p) for p in shown)
             patterns = [ignore_pattern_for(relative_to(p, target.path)) for p in shown]
             ignore_file = join(target.path, IGNORE_FILE)
-            return [
-                f"    fix: git rm -r -- {words}{more}",
+            lines = [
+                f"    fix: git rm -r -- {words}",
                 f"     or: keep {'them' if len(shown) > 1 else 'it'}, ignored:",
                 f"         {append_lines_command(ignore_file, patterns)}",
             ]
+            if len(removable) > len(shown):  # said apart, so each command still pastes
+                lines.append(f"    (these name the first {len(shown)} of {len(removable)})")
+            return lines
     # One line per distinct fix, in issue order: a fix naming its path is said for each path.
     fixes = list(dict.fromkeys(i.how_to_fix for i in issues))
     lines = [f"    fix: {fix}" for fix in fixes[:_MAX_FIXES_SHOWN]]

@@ -22,7 +22,7 @@ CORPUS = "xunholy-k8s-gitops"
 LINES = 50
 
 
-def median_seconds(fn: Callable[[], object], runs: int = 5) -> float:
+def median_seconds(fn: Callable[[], object], runs: int = 9) -> float:
     times = []
     for _ in range(runs):
         start = time.perf_counter()

@@ -8,7 +8,6 @@ the target's YAML files, plus the target's capabilities file.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +18,7 @@ from bot.gate.run import prepare_target
 from bot.paths import display_path
 from bot.registry.capabilities import CapabilitiesError
 from bot.registry.model import TypeRecord
+from bot.render.as_json import dumps, report_path
 from bot.snapshot import Snapshot
 from bot.targets import add_tree_arguments, adhoc_target, open_snapshot, resolve_targets
 
@@ -138,7 +138,7 @@ def types_to_dict(targets: list[TargetTypes]) -> dict[str, Any]:
         "targets": [
             {
                 "name": t.name,
-                "path": _shown_path(t.path),
+                "path": report_path(t.path),  # the real path, as in the check's JSON
                 "types": [_record_dict(r) for r in t.records],
             }
             for t in targets
@@ -170,4 +170,4 @@ def _record_dict(record: TypeRecord) -> dict[str, Any]:
 
 
 def types_to_json(targets: list[TargetTypes]) -> str:
-    return json.dumps(types_to_dict(targets), indent=2, ensure_ascii=False) + "\n"
+    return dumps(types_to_dict(targets))

@@ -12,9 +12,9 @@ import re
 from collections.abc import Mapping
 
 from bot.checks.compare import CheckComparison
-from bot.checks.render import inline_path, inline_text
+from bot.checks.render import inline_fix, inline_path, inline_text
 from bot.forges.base import LineFinding
-from bot.gate.codes import CODES, Severity
+from bot.gate.codes import Severity
 from bot.gate.report import Issue
 
 # Per changed file, the head-side lines the change adds or modifies; None for a file the
@@ -31,10 +31,9 @@ def fingerprint(issue: Issue) -> str:
 
 
 def finding_body(issue: Issue) -> str:
-    info = CODES[issue.kind]
     return (
         f"{_ICON[issue.severity]} **`{issue.kind.value}`** — {inline_text(issue.message)}\n\n"
-        f"**Fix:** {info.fix}\n\n"
+        f"**Fix:** {inline_fix(issue)}\n\n"
         f"<sub>ichor/acceptance · {inline_path(issue.path)}</sub>"
     )
 

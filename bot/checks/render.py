@@ -38,6 +38,8 @@ _MAX_MESSAGE_SHOWN = 1000
 _MAX_REASON_SHOWN = 2000
 _MAX_ANNOTATION_MESSAGE = 4000  # GitHub takes 64 KB; a screenful is what a reviewer reads
 _MAX_NAMES_SHOWN = 50
+_MAX_FIX_SHOWN = 2000
+_MAX_FIXES_PER_KIND = 5
 _SHORT_SHA = 7
 
 _LEVEL: dict[Severity, AnnotationLevel] = {Severity.ERROR: "failure", Severity.WARNING: "warning"}
@@ -121,9 +123,20 @@ def _code(path: str) -> str:
     return f"<code>{_escape(shown, code=True)}</code>"
 
 
+def _fix(issue: Issue) -> str:
+    """What to do, as markdown. The code's own fix is ours. An issue's own fix names its files
+    and often is a command, so it is inline code that copies exactly (prose escapes would put a
+    zero-width space in a pasted name); one too long to show whole gives the code's fix."""
+    shown = _printable(issue.fix) if issue.fix is not None else ""
+    if not shown or len(shown) > _MAX_FIX_SHOWN:
+        return CODES[issue.kind].fix
+    return f"<code>{_escape(shown, code=True)}</code>"
+
+
 # The same escaping for other builders of forge text (line comments).
 inline_text = _md
 inline_path = _code
+inline_fix = _fix
 
 
 def _sha(sha: str) -> str:
@@ -265,10 +278,13 @@ def _overview(comparison: CheckComparison, entries: Sequence[_Entry]) -> list[st
 
 
 def _fixes(entries: Sequence[_Entry]) -> list[str]:
-    """Each kind present once, with what it means and how to fix it."""
+    """Each kind present once, with what it means and how to fix it (its issues' own fixes,
+    when they have them, a few of each kind)."""
     counts: dict[IssueCode, list[int]] = {}
+    fixes: dict[IssueCode, dict[str, None]] = {}
     for e in entries:
         counts.setdefault(e.issue.kind, [0, 0])[0 if e.new else 1] += 1
+        fixes.setdefault(e.issue.kind, {})[_fix(e.issue)] = None
     if not counts:
         return []
     lines = ["", "### How to fix", ""]
@@ -277,7 +293,10 @@ def _fixes(entries: Sequence[_Entry]) -> list[str]:
         tally = ", ".join(part for part, n in ((f"{new} new", new), (f"{old} on base", old)) if n)
         info = CODES[kind]
         lines.append(f"- **`{kind.value}`** ({tally}): {info.summary}")
-        lines.append(f"  - **Fix:** {info.fix}")
+        distinct = list(fixes[kind])
+        lines.extend(f"  - **Fix:** {fix}" for fix in distinct[:_MAX_FIXES_PER_KIND])
+        if len(distinct) > _MAX_FIXES_PER_KIND:
+            lines.append(f"  - … and {len(distinct) - _MAX_FIXES_PER_KIND} more fixes like these")
     return lines
 
 
@@ -308,7 +327,7 @@ def _annotation(e: _Entry) -> Annotation:
     line = max(issue.line or 1, 1)
     title = issue.kind.value + ("" if e.new else " (already on base)")
     message = _shorten(_printable(issue.message, newlines=True), _MAX_ANNOTATION_MESSAGE)
-    message += "\nFix: " + CODES[issue.kind].fix
+    message += "\nFix: " + _printable(issue.how_to_fix)
     return Annotation(issue.path, line, line, _LEVEL[issue.severity], title, message)
 
 

@@ -13,12 +13,18 @@ from bot.content.context import TargetContext
 from bot.content.facts import DocKind, FileFacts, ObjectFacts
 from bot.content.placement import placement_path
 from bot.gate.codes import IssueCode
+from bot.gate.fixes import (
+    append_lines_command,
+    ignore_pattern_for,
+    sops_encrypt_command,
+    sops_reencrypt_command,
+)
 from bot.gate.policy import TargetPolicy
 from bot.gate.report import Issue
 from bot.gate.structural import StructuralResult
 from bot.ignore import IGNORE_FILE
 from bot.paths import basename, display_path, join, relative_to
-from bot.registry.model import TypeRecord
+from bot.registry.model import Reason, TypeRecord, gv_string
 from bot.registry.registry import TypeRegistry
 
 SOPS_SUFFIXES = (".sops.yaml", ".sops.yml")
@@ -164,6 +170,8 @@ def _object(
                 "cannot claim an identity; encrypt only the data (e.g. encrypted_regex: "
                 "^(data|stringData)$)",
                 line=line,
+                fix="Decrypt the file and encrypt only its data again: "
+                + sops_reencrypt_command(path),
             )
         ]
     issues: list[Issue] = []
@@ -176,6 +184,7 @@ def _object(
                 f"{obj.kind} '{obj.name}' is in a *.sops.yaml file but is not SOPS-encrypted "
                 "(no top-level sops key)",
                 line=line,
+                fix=sops_encrypt_command(path),
             )
         )
     elif record.sensitive and not obj.sops:
@@ -186,14 +195,20 @@ def _object(
                 f"{obj.kind} '{obj.name}' is sensitive and stored in plain text; encrypt it with "
                 "SOPS",
                 line=line,
+                fix=sops_encrypt_command(path),
             )
         )
+    shown_type = f"{gv_string(obj.group, obj.version)} {obj.kind}"
     if inp.catalog_error is not None:
-        summary = f"not followable — catalog-unavailable: {inp.catalog_error}"
-        issues.append(Issue.of(IssueCode.NOT_FOLLOWABLE, path, summary, line=line))
+        summary = f"{shown_type}: not followable — catalog-unavailable: {inp.catalog_error}"
+        fix = _not_followable_fix(Reason.CATALOG_UNAVAILABLE, shown_type, inp.target, path)
+        issues.append(Issue.of(IssueCode.NOT_FOLLOWABLE, path, summary, line=line, fix=fix))
         return issues
     if not record.followable:
-        issues.append(Issue.of(IssueCode.NOT_FOLLOWABLE, path, record.summary, line=line))
+        failing = record.failing
+        fix = _not_followable_fix(failing.reason if failing else None, shown_type, inp.target, path)
+        message = f"{shown_type}: {record.summary}"
+        issues.append(Issue.of(IssueCode.NOT_FOLLOWABLE, path, message, line=line, fix=fix))
     identity = _identity(path, obj, record, inp)
     first = managed.where.get(identity)
     if first is not None:
@@ -234,6 +249,42 @@ def _object(
                 )
             )
     return issues
+
+
+def _not_followable_fix(
+    reason: str | None, shown_type: str, target: TargetPolicy, path: str
+) -> str:
+    """The fix for the check that failed: each source of the verdict is changed differently."""
+    capabilities = (
+        f"the capabilities file {display_path(target.capabilities)}"
+        if target.capabilities
+        else "a capabilities file (the target's 'capabilities' in .ichor.yaml)"
+    )
+    if reason in (Reason.NOT_SERVED, Reason.SUBRESOURCE_ONLY):
+        return (
+            f"If the cluster serves {shown_type}, record it in {capabilities}, a recording of "
+            "the cluster's API discovery, or add its CustomResourceDefinition to the target; "
+            "otherwise remove the object or correct its apiVersion and kind."
+        )
+    if reason == Reason.DENIED_BY_POLICY:
+        return (
+            f"The operator never follows {shown_type} (the type policy is built in; a "
+            "repository cannot change it): keep such objects outside the target, or ignore "
+            "the file: "
+            + append_lines_command(
+                join(target.path, IGNORE_FILE), [ignore_pattern_for(relative_to(path, target.path))]
+            )
+        )
+    if reason == Reason.CATALOG_UNAVAILABLE:
+        return (
+            f"Add or fix {capabilities}: a recorded discovery document or the output of "
+            "'kubectl api-resources -o wide'."
+        )
+    return (
+        f"{shown_type} fails the {reason or 'type'} check ('ichor-bot types' shows every "
+        "check): correct what declares the type (its CustomResourceDefinition or the "
+        "capabilities file), or remove the object."
+    )
 
 
 def _identity(path: str, obj: ObjectFacts, record: TypeRecord, inp: ContentInput) -> Identity:

@@ -26,6 +26,7 @@ class IssueCode(enum.StrEnum):
     NOT_FOLLOWABLE = "not-followable"
     FILE_TOO_LARGE = "file-too-large"
     IGNORED_MANAGED_OBJECT = "ignored-managed-object"
+    UNUSED_IGNORE_PATTERN = "unused-ignore-pattern"
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,12 +94,16 @@ CODES: dict[IssueCode, CodeInfo] = {
     IssueCode.PLAINTEXT_SECRET: CodeInfo(
         Severity.ERROR,
         "A sensitive object stored in plain text.",
-        "Encrypt the file with SOPS (`sops --encrypt --in-place`).",
+        "Encrypt its data with SOPS, keeping apiVersion, kind and metadata clear: "
+        "`sops --encrypt --encrypted-regex '^(data|stringData)$' --in-place FILE`.",
     ),
     IssueCode.NOT_FOLLOWABLE: CodeInfo(
         Severity.ERROR,
         "A managed object whose type the operator cannot follow.",
-        "Remove the object, or record the type in the target's capabilities file.",
+        "It depends on the failing check named in the message: for not-served, record the type "
+        "in the target's capabilities file or add its CustomResourceDefinition; for "
+        "denied-by-policy, keep such objects outside the target or ignore their file in "
+        ".gittargetignore. `ichor-bot types` shows every check.",
     ),
     IssueCode.FILE_TOO_LARGE: CodeInfo(
         Severity.ERROR,
@@ -109,5 +114,11 @@ CODES: dict[IssueCode, CodeInfo] = {
         Severity.WARNING,
         "An ignored YAML file holds a managed-looking object or sits on a placement path.",
         "Check that ignoring it is intended.",
+    ),
+    IssueCode.UNUSED_IGNORE_PATTERN: CodeInfo(
+        Severity.WARNING,
+        "A pattern in the root .gittargetignore matches no entry of the target.",
+        "Remove the line, or correct it: patterns are relative to the target root, and "
+        "leading spaces are part of the pattern.",
     ),
 }

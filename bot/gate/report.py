@@ -33,6 +33,9 @@ class Issue:
     line: int | None = None
     pattern: str | None = None
     severity: Severity = field(default=Severity.ERROR)
+    # What to do about this issue when it is more precise than the code's own fix (a command
+    # naming the file, the check a type fails ...); renderers fall back to the code's fix.
+    fix: str | None = None
 
     @classmethod
     def of(
@@ -43,8 +46,13 @@ class Issue:
         *,
         line: int | None = None,
         pattern: str | None = None,
+        fix: str | None = None,
     ) -> Issue:
-        return cls(kind, path, message, line, pattern, CODES[kind].severity)
+        return cls(kind, path, message, line, pattern, CODES[kind].severity, fix)
+
+    @property
+    def how_to_fix(self) -> str:
+        return self.fix if self.fix is not None else CODES[self.kind].fix
 
     def sort_key(self) -> tuple[bytes, int, str]:
         raw = self.path.encode("utf-8", "surrogateescape")

@@ -14,7 +14,8 @@ from bot.errors import IchorError
 from bot.gate.codes import IssueCode
 from bot.gate.policy import CONFIG_FILE, MAX_IGNORE_FILE_BYTES, TargetPolicy
 from bot.gate.report import Issue, Role, TargetReport, empty_counts
-from bot.ignore import IGNORE_FILE, IgnoreMatcher, parse_ignore_file
+from bot.gate.unused_ignore import unused_pattern_issues
+from bot.ignore import IGNORE_FILE, IgnoreMatcher, IgnoreRule, parse_ignore_file, read_rules
 from bot.paths import basename, decode_path, display_path, join, relative_to
 from bot.snapshot import Entry, EntryKind, Snapshot
 
@@ -51,13 +52,15 @@ def classify_target(snapshot: Snapshot, target: TargetPolicy) -> StructuralResul
     directives: list[str] = []
     ignored_yaml: list[str] = []
     files: list[str] = []
-    matcher, ignore_issues = _load_ignore_file(snapshot, target.path)
+    matcher, ignore_issues, applied = _load_ignore_file(snapshot, target.path)
     issues.extend(ignore_issues)
+    rels: list[str] = []
 
     for entry in snapshot.under(target.path):
         if entry.path == target.path:
             continue  # the target path itself is not a directory: reported by _path_itself
         rel = relative_to(entry.path, target.path)
+        rels.append(rel)
         if entry.kind is EntryKind.FILE:
             files.append(entry.path)
         role, issue = _classify(entry, rel, matcher)
@@ -75,6 +78,8 @@ def classify_target(snapshot: Snapshot, target: TargetPolicy) -> StructuralResul
         ):
             ignored_yaml.append(entry.path)
 
+    ignore_file = join(target.path, IGNORE_FILE)
+    issues.extend(unused_pattern_issues(ignore_file, applied, matcher, rels))
     issues.sort(key=Issue.sort_key)
     report = TargetReport(
         name=target.name,
@@ -179,18 +184,22 @@ def _path_itself(snapshot: Snapshot, root: str) -> list[Issue]:
     return issues
 
 
-def _load_ignore_file(snapshot: Snapshot, root: str) -> tuple[IgnoreMatcher, list[Issue]]:
+def _load_ignore_file(
+    snapshot: Snapshot, root: str
+) -> tuple[IgnoreMatcher, list[Issue], tuple[IgnoreRule, ...]]:
+    """The matcher, the issues of the file, and every pattern line that is applied."""
     path = join(root, IGNORE_FILE)
     entry = snapshot.get(path)
     if entry is None or entry.kind is not EntryKind.FILE:
-        return IgnoreMatcher.empty(), []
+        return IgnoreMatcher.empty(), [], ()
     if entry.size > MAX_IGNORE_FILE_BYTES:
         message = (
             f"{entry.size} bytes, over the {MAX_IGNORE_FILE_BYTES} byte limit for an ignore file; "
             "it is not read, so nothing in the target is ignored"
         )
-        return IgnoreMatcher.empty(), [Issue.of(IssueCode.FILE_TOO_LARGE, path, message)]
-    parsed = parse_ignore_file(decode_path(entry.read()))
+        return IgnoreMatcher.empty(), [Issue.of(IssueCode.FILE_TOO_LARGE, path, message)], ()
+    text = decode_path(entry.read())
+    parsed = parse_ignore_file(text)
     issues = [
         Issue.of(
             IssueCode.IGNORE_SHADOWS_MANAGED,
@@ -202,4 +211,6 @@ def _load_ignore_file(snapshot: Snapshot, root: str) -> tuple[IgnoreMatcher, lis
         )
         for denied in parsed.denied
     ]
-    return parsed.matcher, issues
+    denied_lines = {denied.line for denied in parsed.denied}
+    applied = tuple(rule for rule in read_rules(text) if rule.line not in denied_lines)
+    return parsed.matcher, issues, applied

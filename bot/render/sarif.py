@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import quote
 
@@ -10,6 +9,7 @@ from bot import __version__
 from bot.gate.codes import CODES, IssueCode, Severity
 from bot.gate.report import Issue, Report
 from bot.paths import encode_path
+from bot.render.as_json import dumps
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 CONFIG_RULE = "invalid-config"
@@ -98,9 +98,12 @@ def _result(issue: Issue, target: str, index: dict[str, int]) -> dict[str, Any]:
         "properties": {"target": target},
     }
     if issue.pattern is not None:
-        result["properties"]["pattern"] = issue.pattern.encode("utf-8", "backslashreplace").decode()
+        # The real pattern, in the report's JSON form for names that are not UTF-8.
+        result["properties"]["pattern"] = issue.pattern
+    if issue.fix is not None:  # more precise than the rule's help: it names the file
+        result["properties"]["fix"] = issue.fix
     return result
 
 
 def report_to_sarif(report: Report) -> str:
-    return json.dumps(report_to_sarif_dict(report), indent=2, ensure_ascii=False) + "\n"
+    return dumps(report_to_sarif_dict(report))

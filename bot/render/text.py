@@ -2,60 +2,21 @@
 
 from __future__ import annotations
 
-import shlex
 from collections import defaultdict
 
 from bot.gate.codes import CODES, IssueCode
+from bot.gate.fixes import append_lines_command, ignore_pattern_for, shell_word
 from bot.gate.report import Issue, Report, Role, TargetReport, Verdict
 from bot.ignore import IGNORE_FILE
-from bot.paths import display_path, encode_path, join, relative_to
-from bot.render.as_json import shown_target_path
+from bot.paths import display_path, join, relative_to
 
-_GLOB_SPECIALS = frozenset("*?[\\")
 # Codes whose entries can be kept by naming them in the ignore file.
 _IGNORABLE = frozenset(
     {IssueCode.FOREIGN_FILE, IssueCode.FOREIGN_SYMLINK, IssueCode.FOREIGN_SUBMODULE}
 )
+_MAX_FIXES_SHOWN = 10
 
-
-def ignore_pattern_for(rel_path: str) -> str:
-    """An anchored ``.gittargetignore`` line that matches ``rel_path`` and can be typed.
-
-    Glob characters are escaped. A byte that is not UTF-8 or an ASCII control character becomes
-    ``?`` (one byte, for git and for the matcher alike); a run of other invisible characters
-    becomes ``*``, since a line of the file cannot show them.
-    """
-    out: list[str] = []
-    for ch in rel_path:
-        code = ord(ch)
-        if ch in _GLOB_SPECIALS:
-            out.append("\\" + ch)
-        elif 0xDC80 <= code <= 0xDCFF or code < 0x20 or code == 0x7F:
-            out.append("?")
-        elif not ch.isprintable() and ch != " ":
-            if not out or out[-1] != "*":
-                out.append("*")
-        else:
-            out.append(ch)
-    escaped = "".join(out)
-    if escaped.endswith(" "):
-        escaped = escaped[:-1] + "\\ "
-    return "/" + escaped
-
-
-def _shell(path: str) -> str:
-    """A shell word for ``path``; names that are not UTF-8 are shown with ``$'...'`` escapes."""
-    raw = encode_path(path)
-    if raw.isascii() and raw.decode().isprintable():
-        return shlex.quote(path)
-    return "$'" + "".join(_shell_char(b) for b in raw) + "'"
-
-
-def _shell_char(byte: int) -> str:
-    ch = chr(byte)
-    if 0x20 <= byte < 0x7F and ch not in "'\\":
-        return ch
-    return f"\\x{byte:02x}"
+__all__ = ["ignore_pattern_for", "report_to_text"]
 
 
 def _counts(target: TargetReport) -> str:
@@ -63,25 +24,32 @@ def _counts(target: TargetReport) -> str:
 
 
 def _fixes(code: IssueCode, target: TargetReport, issues: list[Issue]) -> list[str]:
-    lines: list[str] = []
-    ignore_file = display_path(join(target.path, IGNORE_FILE))
     if code in _IGNORABLE:
         removable = [i.path for i in issues if i.path != target.path]
         if removable:
-            words = " ".join(_shell(p) for p in removable[:10])
-            more = " ..." if len(removable) > 10 else ""
-            lines.append(f"    fix: git rm -r -- {words}{more}")
-            patterns = [ignore_pattern_for(relative_to(p, target.path)) for p in removable[:10]]
-            lines.append(f"     or: add to {ignore_file}:")
-            lines.extend(f"           {p}" for p in patterns)
+            shown = removable[:_MAX_FIXES_SHOWN]
+            words = " ".join(shell_word(p) for p in shown)
+            patterns = [ignore_pattern_for(relative_to(p, target.path)) for p in shown]
+            ignore_file = join(target.path, IGNORE_FILE)
+            lines = [
+                f"    fix: git rm -r -- {words}",
+                f"     or: keep {'them' if len(shown) > 1 else 'it'}, ignored:",
+                f"         {append_lines_command(ignore_file, patterns)}",
+            ]
+            if len(removable) > len(shown):  # said apart, so each command still pastes
+                lines.append(f"    (these name the first {len(shown)} of {len(removable)})")
             return lines
-    lines.append(f"    fix: {CODES[code].fix}")
+    # One line per distinct fix, in issue order: a fix naming its path is said for each path.
+    fixes = list(dict.fromkeys(i.how_to_fix for i in issues))
+    lines = [f"    fix: {fix}" for fix in fixes[:_MAX_FIXES_SHOWN]]
+    if len(fixes) > _MAX_FIXES_SHOWN:
+        lines.append(f"    ... and {len(fixes) - _MAX_FIXES_SHOWN} more")
     return lines
 
 
 def _target_text(target: TargetReport) -> list[str]:
     verdict = "ACCEPTED" if target.verdict is Verdict.ACCEPTED else "REFUSED"
-    path = shown_target_path(target.path)
+    path = display_path(target.path) if target.path else "."
     errors = sum(1 for i in target.issues if i.severity.value == "error")
     warnings = len(target.issues) - errors
     tally = f"{errors} error{'s' * (errors != 1)}"

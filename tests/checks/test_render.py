@@ -423,3 +423,30 @@ def test_error_output() -> None:
     assert out.annotations == ()
     assert "no reason was recorded" in error_output("  ", head_sha=HEAD).summary
     assert len(error_output("x" * 100_000, head_sha=HEAD).summary) < 3000
+
+
+def test_an_issues_own_fix_is_shown_escaped_and_per_file() -> None:
+    from bot.gate.fixes import sops_encrypt_command
+
+    paths = ["prod/db.yaml", "prod/a|b <x> @admins.yaml"]
+    issues = [
+        Issue.of(IssueCode.PLAINTEXT_SECRET, p, "plain", line=1, fix=sops_encrypt_command(p))
+        for p in paths
+    ]
+    comparison = compare([target("prod", *issues)], changed=set(paths))
+    out = check_output(comparison)
+    # The code's generic fix gives way to the commands naming each file.
+    assert CODES[IssueCode.PLAINTEXT_SECRET].fix not in out.summary
+    fixes = [line for line in out.summary.splitlines() if line.startswith("  - **Fix:** ")]
+    assert len(fixes) == 2
+    assert (
+        "  - **Fix:** <code>sops --encrypt --encrypted-regex '^(data&#124;stringData)&#36;' "
+        "--in-place prod/db.yaml</code>" in fixes
+    )
+    # A hostile name stays inside the code element, and copies without a zero-width space.
+    bare = OUR_TAGS.sub("", out.summary)
+    assert "<x>" not in bare and "@admins" not in out.summary
+    assert "&#8203;" not in "".join(fixes)
+    # A plain-text annotation carries the command as it is.
+    messages = {a.path: a.message for a in out.annotations}
+    assert messages[paths[1]] == "plain\nFix: " + sops_encrypt_command(paths[1])

@@ -57,5 +57,17 @@ def test_layout() -> None:
     assert "    (not YAML)" in lines  # a message shared by the group is said once
     assert "    t/.gittargetignore:2  hides all" in lines
     assert "    fix: git rm -r -- t/a.txt t/b.txt" in lines
-    assert "           /a.txt" in lines
+    assert "     or: keep them, ignored:" in lines
+    assert "         printf '%s\\n' '' /a.txt /b.txt >> t/.gittargetignore" in lines
     assert lines[-1] == "1 of 2 target(s) accepted"
+
+
+def test_many_files_keep_every_command_pasteable() -> None:
+    issues = tuple(Issue.of(IssueCode.FOREIGN_FILE, f"t/f{n:02}.txt", "x") for n in range(12))
+    text = report_to_text(Report(None, (), (TargetReport("t", "t", issues, empty_counts()),)))
+    lines = text.splitlines()
+    rm = next(line for line in lines if line.startswith("    fix: git rm"))
+    printf = next(line for line in lines if "printf" in line)
+    assert rm.endswith("t/f09.txt") and "t/f10.txt" not in rm
+    assert printf.endswith("/f09.txt >> t/.gittargetignore")
+    assert "    (these name the first 10 of 12)" in lines

@@ -1,0 +1,85 @@
+"""Fixes a person can paste: shell words, ``.gittargetignore`` lines and the commands using them.
+
+Pure: paths in, strings out. Every command names its paths as single shell words, so a name
+with spaces, glob characters, quotes or bytes that are not UTF-8 pastes as it is.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+
+from bot.paths import encode_path
+
+_GLOB_SPECIALS = frozenset("*?[\\")
+# SOPS encrypts only the values of these keys, so apiVersion, kind and metadata stay clear
+# and the object keeps its identity.
+SOPS_ENCRYPTED_REGEX = "^(data|stringData)$"
+
+
+def shell_word(path: str) -> str:
+    """A shell word for ``path``; names that are not printable ASCII use ``$'...'`` escapes."""
+    raw = encode_path(path)
+    if raw.isascii() and raw.decode().isprintable():
+        return shlex.quote(path)
+    return "$'" + "".join(_shell_char(b) for b in raw) + "'"
+
+
+def _shell_char(byte: int) -> str:
+    ch = chr(byte)
+    if 0x20 <= byte < 0x7F and ch not in "'\\":
+        return ch
+    return f"\\x{byte:02x}"
+
+
+def _path_word(path: str) -> str:
+    """A path argument no command can take for an option."""
+    return shell_word("./" + path if path.startswith("-") else path)
+
+
+def ignore_pattern_for(rel_path: str) -> str:
+    """An anchored ``.gittargetignore`` line that matches ``rel_path`` and can be typed.
+
+    Glob characters are escaped. A byte that is not UTF-8 or an ASCII control character becomes
+    ``?`` (one byte, for git and for the matcher alike); a run of other invisible characters
+    becomes ``*``, since a line of the file cannot show them.
+    """
+    out: list[str] = []
+    for ch in rel_path:
+        code = ord(ch)
+        if ch in _GLOB_SPECIALS:
+            out.append("\\" + ch)
+        elif 0xDC80 <= code <= 0xDCFF or code < 0x20 or code == 0x7F:
+            out.append("?")
+        elif not ch.isprintable() and ch != " ":
+            if not out or out[-1] != "*":
+                out.append("*")
+        else:
+            out.append(ch)
+    escaped = "".join(out)
+    if escaped.endswith(" "):
+        escaped = escaped[:-1] + "\\ "
+    return "/" + escaped
+
+
+def append_lines_command(ignore_file: str, lines: Sequence[str]) -> str:
+    """A command that appends ``lines`` to ``ignore_file`` exactly, one per line.
+
+    ``printf '%s\\n'`` writes each argument as it is (no escapes, no leading spaces). The first
+    argument is empty so the new lines never join a last line that has no newline; git skips
+    the blank line.
+    """
+    words = " ".join(shell_word(line) for line in lines)
+    return f"printf '%s\\n' '' {words} >> {shell_word(ignore_file)}"
+
+
+def sops_encrypt_command(path: str) -> str:
+    """Encrypt a file in place so that only its ``data`` and ``stringData`` are ciphertext."""
+    regex = shlex.quote(SOPS_ENCRYPTED_REGEX)
+    return f"sops --encrypt --encrypted-regex {regex} --in-place {_path_word(path)}"
+
+
+def sops_reencrypt_command(path: str) -> str:
+    """Decrypt a file whose identity is encrypted, then encrypt only its data again."""
+    word = _path_word(path)
+    return f"sops --decrypt --in-place {word} && {sops_encrypt_command(path)}"

@@ -148,6 +148,8 @@ def parse_conversion(body: bytes) -> AppCredentials:
         raise ManifestError(f"GitHub's answer to the code exchange: {exc}") from None
     if "PRIVATE KEY-----" not in credentials.pem:
         raise ManifestError("GitHub's answer to the code exchange: field pem is not a PEM key")
+    if urlsplit(credentials.html_url).scheme not in ("http", "https"):  # it becomes a link
+        raise ManifestError("GitHub's answer to the code exchange: field html_url is not a URL")
     return credentials
 
 

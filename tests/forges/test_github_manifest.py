@@ -158,6 +158,7 @@ def test_parse_conversion_null_webhook_secret() -> None:
         ({"pem": "not a key"}, "field pem is not a PEM key"),
         ({"slug": "a b"}, "field slug: not a valid name"),
         ({"owner": "x"}, "field owner: expected an object"),
+        ({"html_url": "javascript:alert(1)"}, "field html_url is not a URL"),
     ],
 )
 def test_parse_conversion_names_what_failed(changes: dict[str, object], message: str) -> None:

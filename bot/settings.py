@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     local_repos: Path | None = None
     # Where people can see a result (status page); used for links from the forge.
     public_url: str | None = None
+    # GET /setup/github (register the GitHub App from a manifest): off unless asked for, as it
+    # hands out a new app's private key to whoever completes it.
+    setup_enabled: bool = False
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     spool_max_files: int = 10_000
     queue_name: str = "ichor"

@@ -24,6 +24,7 @@ from bot.queueing.base import DeliveryQueue, Outcome, QueuedDelivery
 from bot.queueing.spool import Spool
 from bot.settings import Settings, split_secrets
 from bot.web.metrics import CONTENT_TYPE, Metrics
+from bot.web.setup_github import setup_routes
 from bot.web.status import DeliveryRecord, RecentDeliveries, render_status
 from bot.web.submitter import Submitter
 from bot.webhooks import (
@@ -205,6 +206,7 @@ def create_app(
         Route("/readyz", readyz),
         Route("/metrics", metrics_endpoint),
         Route("/", status_page),
+        *setup_routes(settings),  # empty unless ICHOR_SETUP_ENABLED
     ]
     app = Starlette(routes=list(routes), lifespan=lifespan)
     app.state.spool = spool

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote, urlencode
 
 import jwt as pyjwt
 from cryptography.hazmat.primitives import serialization
@@ -86,6 +86,18 @@ DEFAULT_INSTALLATION_PERMISSIONS = {
 }
 _JWT_TEMPLATES = frozenset({"/repos/{owner}/{repo}/installation"})
 _EITHER_TEMPLATES = frozenset({"/rate_limit"})
+# Unauthenticated by design: the code is the credential. The fake refuses a credential here,
+# stricter than GitHub, so a token or JWT sent where none belongs is seen.
+_NO_AUTH_TEMPLATES = frozenset({"/app-manifests/{code}/conversions"})
+_MANIFEST_CODE_TTL = 3600.0  # GitHub: the whole manifest flow within one hour
+_MANIFEST_KEYS = frozenset(
+    {
+        "name", "url", "hook_attributes", "redirect_url", "callback_urls", "setup_url",
+        "description", "public", "default_events", "default_permissions",
+        "request_oauth_on_install", "setup_on_update",
+    }
+)  # fmt: skip
+_CREATION_PAGE = re.compile(r"/(?:organizations/([A-Za-z0-9-]{1,39})/)?settings/apps/new")
 _ZERO_SHA = "0" * 40
 _MAX_ANNOTATION_BYTES = 64 * 1024
 _MAX_ANNOTATION_TITLE = 255
@@ -103,6 +115,63 @@ _NOT_IN_DIFF = (
 # while the recorded file lacks it; once the file is re-trimmed to include it, delete it here
 # (tests/test_fakeforge.py fails until then).
 SUPPLEMENT: dict[str, dict[str, Any]] = {
+    "/app-manifests/{code}/conversions": {
+        "post": {
+            "summary": "Create a GitHub App from a manifest",
+            "description": "Use this endpoint to complete the handshake necessary when "
+            "implementing the GitHub App Manifest flow.",
+            "tags": ["apps"],
+            "operationId": "apps/create-from-manifest",
+            "externalDocs": {
+                "description": "API method documentation",
+                "url": "https://docs.github.com/rest/apps/apps#create-a-github-app-from-a-manifest",
+            },
+            "parameters": [
+                {"name": "code", "in": "path", "required": True, "schema": {"type": "string"}}
+            ],
+            "responses": {
+                "201": {
+                    "description": "Response",
+                    "content": {
+                        "application/json": {
+                            "schema": {
+                                "allOf": [
+                                    {"$ref": "#/components/schemas/integration"},
+                                    {
+                                        "type": "object",
+                                        "properties": {
+                                            "client_id": {"type": "string"},
+                                            "client_secret": {"type": "string"},
+                                            "webhook_secret": {
+                                                "type": "string",
+                                                "nullable": True,
+                                            },
+                                            "pem": {"type": "string"},
+                                        },
+                                        "required": [
+                                            "client_id",
+                                            "client_secret",
+                                            "webhook_secret",
+                                            "pem",
+                                        ],
+                                        "additionalProperties": True,
+                                    },
+                                ]
+                            }
+                        }
+                    },
+                },
+                "404": {"$ref": "#/components/responses/not_found"},
+                "422": {"$ref": "#/components/responses/validation_failed_simple"},
+            },
+            "x-github": {
+                "githubCloudOnly": False,
+                "enabledForGitHubApps": False,
+                "category": "apps",
+                "subcategory": "apps",
+            },
+        }
+    },
     "/repos/{owner}/{repo}/pulls/comments/{comment_id}": {
         "patch": {
             "summary": "Update a review comment for a pull request",
@@ -345,6 +414,9 @@ class FakeGitHub(DescribedForge[Call]):
         self._check_runs: dict[int, dict[str, Any]] = {}
         self._suites: dict[tuple[str, str], int] = {}
         self._rate_used = 0
+        # The manifest flow: codes GitHub's creation page handed out, and the Apps made.
+        self._manifest_codes: dict[str, dict[str, Any]] = {}
+        self._registrations: list[dict[str, Any]] = []
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -370,6 +442,12 @@ class FakeGitHub(DescribedForge[Call]):
         return values
 
     # ------------------------------------------------------------------ test set-up
+    def registrations(self) -> list[dict[str, Any]]:
+        """What the creation page was posted (manifest flow): ``path``, ``state``, ``manifest``
+        and whether the code was exchanged (``converted``), in order."""
+        with self._lock:
+            return copy.deepcopy(self._registrations)
+
     def add_installation(
         self, installation_id: int, account: str, permissions: Mapping[str, str] | None = None
     ) -> None:
@@ -753,6 +831,14 @@ class FakeGitHub(DescribedForge[Call]):
     # ------------------------------------------------------------------ authentication
     def _authenticate(self, op: Operation, req: Request, call: Call) -> _Auth:
         scheme, credential = call.auth_scheme, call.token
+        if op.template in _NO_AUTH_TEMPLATES:
+            if credential is not None:
+                raise Reject(
+                    Response(401, _error("Bad credentials", 401)),
+                    "auth_failures",
+                    f"{op.template} takes no credentials, got scheme {scheme!r}",
+                )
+            return _Auth(kind="none", token=None)
         needs_jwt = op.template.startswith("/app") or op.template in _JWT_TEMPLATES
         either = op.template in _EITHER_TEMPLATES
 
@@ -1374,6 +1460,82 @@ class FakeGitHub(DescribedForge[Call]):
             "base": side(pr["base_ref"], pr["base_sha"], full_name),
         }
 
+    # ------------------------------------------------------------------ manifest flow (web)
+    def _pass_through(self, req: Request) -> Response | None:
+        """GitHub's app-creation page, which takes a posted manifest (served on the API's
+        origin, as Enterprise Server serves web and API on one host). The person's "Create"
+        click is implied: the answer is the redirect GitHub sends once the App exists."""
+        page = _CREATION_PAGE.fullmatch(req.path)
+        if page is None or req.method != "POST":
+            return None
+        form = dict(parse_qsl(req.body.decode("utf-8", "replace"), keep_blank_values=True))
+        try:
+            manifest = json.loads(form.get("manifest", ""))
+        except ValueError:
+            manifest = None
+        problems = _manifest_problems(manifest)
+        with self._lock:
+            if problems:
+                self._validation_errors.append(f"POST {req.path}: " + "; ".join(problems))
+                return Response(422, "Invalid manifest: " + "; ".join(problems))
+            code = secrets.token_hex(10)
+            self._manifest_codes[code] = {
+                "manifest": manifest,
+                "org": page.group(1),
+                "at": _now(),
+                "used": False,
+            }
+            self._registrations.append(
+                {
+                    "path": req.path,
+                    "state": req.query.get("state"),
+                    "manifest": manifest,
+                    "code": code,
+                    "converted": False,
+                }
+            )
+        query = {"code": code}
+        if "state" in req.query:
+            query["state"] = req.query["state"]
+        location = f"{manifest['redirect_url']}?{urlencode(query)}"
+        return Response(302, b"", {"location": location})
+
+    def _op_apps_create_from_manifest(self, ctx: _Ctx) -> Response:
+        code = ctx.params["code"]
+        entry = self._manifest_codes.get(code)
+        if entry is None or entry["used"] or _now() - entry["at"] > _MANIFEST_CODE_TTL:
+            return _not_found()
+        entry["used"] = True
+        for registration in self._registrations:
+            if registration["code"] == code:
+                registration["converted"] = True
+        manifest = entry["manifest"]
+        app_id = self._next_id("app")
+        slug = re.sub(r"[^a-z0-9]+", "-", str(manifest.get("name") or "app").lower()).strip("-")
+        owner = entry["org"] or "octo"
+        answer = overlay(
+            self._app(),
+            {
+                "id": app_id,
+                "slug": slug,
+                "node_id": "A_" + _b64(slug),
+                "client_id": f"Iv1.{secrets.token_hex(8)}",
+                "owner": self._user(owner),
+                "name": manifest.get("name") or slug,
+                "description": manifest.get("description"),
+                "external_url": manifest["url"],
+                "html_url": f"{self.web_url}/apps/{slug}",
+                "permissions": dict(manifest.get("default_permissions") or {}),
+                "events": list(manifest.get("default_events") or []),
+            },
+        )
+        answer.update(
+            client_secret=secrets.token_hex(20),
+            webhook_secret=secrets.token_hex(20),
+            pem=shared_private_key(),
+        )
+        return Response(201, answer)
+
     # ------------------------------------------------------------------ endpoints
     def _op_apps_get_authenticated(self, ctx: _Ctx) -> Response:
         return Response(200, self._app())
@@ -1900,7 +2062,7 @@ class FakeGitHub(DescribedForge[Call]):
 
 @dataclass
 class _Auth:
-    kind: str  # "app" or "installation"
+    kind: str  # "app", "installation" or "none" (an unauthenticated endpoint)
     token: Token | None
 
 
@@ -1958,6 +2120,35 @@ def _placement_problems(comment: Mapping[str, Any], where: str) -> list[Problem]
                 f"{where}start_line: {start} must precede the end line {end}",
             )
         )
+    return problems
+
+
+def _manifest_problems(manifest: Any) -> list[str]:
+    """What GitHub's creation page refuses in a manifest (its documented parameters)."""
+    if not isinstance(manifest, dict):
+        return ["the manifest field is missing or not a JSON object"]
+    problems = [f"unknown key {k!r}" for k in sorted(set(manifest) - _MANIFEST_KEYS)]
+    for key in ("url", "redirect_url"):
+        value = manifest.get(key)
+        if not (isinstance(value, str) and value.startswith(("http://", "https://"))):
+            problems.append(f"{key} must be a full URL")
+    hook = manifest.get("hook_attributes")
+    if not isinstance(hook, dict) or not str(hook.get("url", "")).startswith("http"):
+        problems.append("hook_attributes.url must be a full URL")
+    elif set(hook) - {"url", "active"}:
+        problems.append(f"unknown hook_attributes keys {sorted(set(hook) - {'url', 'active'})}")
+    permissions = manifest.get("default_permissions", {})
+    if not isinstance(permissions, dict) or any(
+        v not in ("read", "write", "admin") for v in permissions.values()
+    ):
+        problems.append("default_permissions values must be read, write or admin")
+    events = manifest.get("default_events", [])
+    if not isinstance(events, list) or not all(isinstance(e, str) for e in events):
+        problems.append("default_events must be a list of event names")
+    elif "installation" in events:
+        problems.append("default_events: installation is not an event an App subscribes to")
+    if "public" in manifest and not isinstance(manifest["public"], bool):
+        problems.append("public must be a boolean")
     return problems
 
 

@@ -1,0 +1,174 @@
+"""``GET /setup/github`` and its callback: register the GitHub App from a manifest.
+
+The page posts the manifest to GitHub's app-creation page with a fresh ``state``; GitHub sends
+the browser back to the callback with a code, which is exchanged (once, unauthenticated) for
+the App's id, webhook secret and private key, shown on a page that is never cached. The
+secrets are never logged. Only served when ``ICHOR_SETUP_ENABLED`` is true.
+
+The App's URLs are built from ``ICHOR_PUBLIC_URL`` when it is set, else from the address the
+page was opened at (shown on the page, so a wrong one is seen before anything is created).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+import httpx
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from bot.errors import ForgeError, TransientForgeError
+from bot.forges.github_manifest import (
+    MAX_CONVERSION_BYTES,
+    AppCredentials,
+    ManifestError,
+    build_manifest,
+    check_org,
+    check_token,
+    conversion_path,
+    creation_url,
+    parse_conversion,
+    public_base,
+)
+from bot.forges.github_payloads import StatusError, http_error
+from bot.settings import Settings
+from bot.web.setup_pages import render_created, render_refused, render_start, security_headers
+from bot.web.setup_states import SetupStates
+
+log = logging.getLogger("ichor.web.setup")
+
+PAGE = "/setup/github"
+COOKIE = "ichor_setup_state"
+TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+_WHERE = "GitHub POST /app-manifests/{code}/conversions"  # never the code itself
+
+
+async def exchange_code(api_url: str, code: str) -> AppCredentials:
+    """The App GitHub created for ``code``: its one answer to the conversion."""
+    url = api_url.rstrip("/") + conversion_path(code)
+    headers = {
+        "Accept": "application/vnd.github+json",
+        "User-Agent": "ichor-bot",
+        "X-GitHub-Api-Version": "2022-11-28",
+    }
+    try:
+        async with (
+            httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False) as client,
+            client.stream("POST", url, headers=headers) as response,
+        ):
+            body = await _read_limited(response)
+    except httpx.HTTPError as exc:
+        raise TransientForgeError(f"{_WHERE}: {type(exc).__name__}") from None
+    if response.status_code != 201:
+        raise http_error(
+            _WHERE, response.status_code, response.headers, _message(body), now=time.time()
+        )
+    return parse_conversion(body)
+
+
+async def _read_limited(response: httpx.Response) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > MAX_CONVERSION_BYTES:
+            raise ManifestError("GitHub's answer to the code exchange is over 1 MiB")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _message(body: bytes) -> str:
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return ""
+    message = value.get("message") if isinstance(value, dict) else None
+    return message if isinstance(message, str) else ""
+
+
+def setup_routes(
+    settings: Settings,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+) -> list[Route]:
+    """The two routes, or none when setup is not enabled (so both answer 404)."""
+    if not settings.setup_enabled:
+        return []
+    configured = public_base(settings.public_url) if settings.public_url else None
+    web_url = public_base(settings.github_url, "ICHOR_GITHUB_URL")
+    web = urlsplit(web_url)
+    headers = security_headers(f"{web.scheme}://{web.netloc}")
+    api_url = settings.github_api_url
+    states = SetupStates(clock)
+
+    def refused(status: int, message: str) -> Response:
+        return HTMLResponse(render_refused(message), status_code=status, headers=headers)
+
+    async def start(request: Request) -> Response:
+        org = request.query_params.get("org", "").strip() or None
+        try:
+            if org is not None:
+                check_org(org)
+            if configured is not None:
+                base, source = configured, "from ICHOR_PUBLIC_URL"
+            else:
+                base = public_base(str(request.base_url), "this page's address")
+                source = "this page's address; set ICHOR_PUBLIC_URL to choose another"
+        except ManifestError as exc:
+            return refused(400, str(exc))
+        state = states.issue(base)
+        page = render_start(build_manifest(base), creation_url(web_url, state, org), org, source)
+        response = HTMLResponse(page, headers=headers)
+        # The browser's copy of the state: the callback must come back to the same browser.
+        response.set_cookie(
+            COOKIE,
+            state,
+            max_age=int(states.ttl),
+            path=PAGE,
+            secure=base.startswith("https:"),
+            httponly=True,
+            samesite="lax",
+        )
+        return response
+
+    async def callback(request: Request) -> Response:
+        try:
+            state = check_token(request.query_params.get("state", ""), "state")
+            code = check_token(request.query_params.get("code", ""), "code")
+        except ManifestError as exc:
+            return refused(400, f"GitHub's answer cannot be used: {exc}.")
+        pending = states.consume(state, request.cookies.get(COOKIE))
+        if pending is None:
+            return refused(
+                400,
+                "This setup link is unknown, expired or already used, or was opened in "
+                "another browser than the one that started it.",
+            )
+        try:
+            app = await exchange_code(api_url, code)
+        except StatusError as exc:
+            log.warning("GitHub App setup: the code exchange was refused: %s", exc)
+            if exc.status == 404:
+                return refused(
+                    400,
+                    "GitHub does not know this code: it works once, within an hour of "
+                    "creating the App.",
+                )
+            return refused(502, f"GitHub refused the code exchange: {exc}")
+        except (ForgeError, ManifestError) as exc:
+            log.warning("GitHub App setup: the code exchange failed: %s", exc)
+            return refused(502, f"The code exchange with GitHub failed: {exc}")
+        log.info("GitHub App %s (id %d) created from the manifest", app.slug, app.app_id)
+        response = HTMLResponse(render_created(app, pending.base_url), headers=headers)
+        response.delete_cookie(COOKIE, path=PAGE)
+        return response
+
+    return [
+        Route(PAGE, start, methods=["GET"]),
+        Route(PAGE + "/callback", callback, methods=["GET"]),
+    ]

@@ -54,4 +54,4 @@ def test_this_repository_head_is_accepted(run_cli: RunCli) -> None:
         pytest.skip("not a git checkout: the test above checks the same files from disk")
     result = run_cli("check", str(ROOT), "--rev", "HEAD")
     assert result.code == 0, result.out + result.err
-    assert result.out.startswith(f"ACCEPTED  deploy ({TARGET})")
+    assert f"\nACCEPTED  deploy ({TARGET}): 0 errors\n" in result.out

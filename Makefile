@@ -63,6 +63,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_ingress.py
 	$(BIN)/python bench/bench_check.py
 	$(BIN)/python bench/bench_unused_ignore.py
+	$(BIN)/python bench/bench_workers.py
 
 clean:
 	rm -rf $(VENV) $(DEMO)/repo .pytest_cache .mypy_cache .ruff_cache

@@ -58,6 +58,7 @@ class ConfigIssue:
     kind: str
     message: str
     path: str = ".ichor.yaml"
+    line: int | None = None  # 1-based, where the problem is in the file, when known
 
 
 def empty_counts() -> dict[Role, int]:

@@ -40,11 +40,8 @@ def locate(arguments: Sequence[str], cwd: Path) -> CheckScope:
     other paths are files or directories inside one repository, found by walking up."""
     if not arguments:
         arguments = (".",)
-    if (
-        len(arguments) == 1
-        and Path(arguments[0]).is_dir()
-        and is_repository_root(Path(arguments[0]))
-    ):
+    only = cwd / arguments[0]
+    if len(arguments) == 1 and only.is_dir() and is_repository_root(only):
         return CheckScope(arguments[0], None)
     absolute = [Path(os.path.normpath(cwd / argument)) for argument in arguments]
     root = _find_root(absolute[0])

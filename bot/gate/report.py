@@ -1,4 +1,4 @@
-"""The gate's result types: issues, per-target reports and the whole report (DESIGN 3.6)."""
+"""The gate's result types: issues, per-target reports and the whole report."""
 
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        """0 every target accepted, 1 a target refused, 2 a configuration error (DESIGN 3.6)."""
+        """0 every target accepted, 1 a target refused, 2 a configuration error."""
         if self.config_issues:
             return 2
         return 0 if self.accepted else 1

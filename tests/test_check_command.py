@@ -16,6 +16,7 @@ CONFIG = (
 )
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: x}\n"
 WIDGET = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w%d, namespace: x}\n"
+JOB = "apiVersion: batch/v1\nkind: %s\nmetadata: {name: j%d, namespace: x}\n"
 RELEASE = (
     "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: r, namespace: x}\n"
 )
@@ -110,6 +111,12 @@ def test_identical_not_followable_issues_read_as_one(make_repo: MakeRepo, run_cl
     ]
     assert "      t/w000.yaml:1" in lines and "      ... and 342 more" in lines
     assert len(lines) < 20
+    # Types whose message does not name them are still told apart.
+    jobs = {f"t/j{i}.yaml": JOB % ("Job", i) for i in range(3)}
+    jobs["t/cron.yaml"] = JOB % ("CronJob", 0)
+    denied = run_cli("check", str(make_repo(jobs, config=None)), "--path", "t").out.splitlines()
+    assert "    3 \u00d7 batch/v1 Job: not followable \u2014 denied-by-policy" in denied
+    assert "    t/cron.yaml:1  not followable \u2014 denied-by-policy" in denied
     # Machine formats keep one entry per issue.
     assert (
         len(

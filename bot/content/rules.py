@@ -190,10 +190,16 @@ def _object(
         )
     if inp.catalog_error is not None:
         summary = f"not followable — catalog-unavailable: {inp.catalog_error}"
-        issues.append(Issue.of(IssueCode.NOT_FOLLOWABLE, path, summary, line=line))
+        issues.append(
+            Issue.of(IssueCode.NOT_FOLLOWABLE, path, summary, line=line, subject=_type_of(obj))
+        )
         return issues
     if not record.followable:
-        issues.append(Issue.of(IssueCode.NOT_FOLLOWABLE, path, record.summary, line=line))
+        issues.append(
+            Issue.of(
+                IssueCode.NOT_FOLLOWABLE, path, record.summary, line=line, subject=_type_of(obj)
+            )
+        )
     identity = _identity(path, obj, record, inp)
     first = managed.where.get(identity)
     if first is not None:
@@ -281,3 +287,7 @@ def _ignored_files(inp: ContentInput, managed: _Managed) -> list[Issue]:
                 )
                 break
     return issues
+
+
+def _type_of(obj: ObjectFacts) -> str:
+    return f"{obj.api_version} {obj.kind}"

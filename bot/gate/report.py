@@ -33,6 +33,8 @@ class Issue:
     line: int | None = None
     pattern: str | None = None
     severity: Severity = field(default=Severity.ERROR)
+    # What the issue is about when many share it (a type, "batch/v1 Job"): renderers group on it.
+    subject: str | None = None
 
     @classmethod
     def of(
@@ -43,8 +45,9 @@ class Issue:
         *,
         line: int | None = None,
         pattern: str | None = None,
+        subject: str | None = None,
     ) -> Issue:
-        return cls(kind, path, message, line, pattern, CODES[kind].severity)
+        return cls(kind, path, message, line, pattern, CODES[kind].severity, subject)
 
     def sort_key(self) -> tuple[bytes, int, str]:
         raw = self.path.encode("utf-8", "surrogateescape")

@@ -107,17 +107,18 @@ def _verdict_line(target: TargetReport, colour: bool) -> str:
 
 
 def _issue_lines(issues: list[Issue]) -> list[str]:
-    """Issues of one code: a message shared by several (347 Jobs of one refused type) is said
-    once with a count and the first few locations, so a screenful reads as one finding."""
-    by_message: dict[str, list[Issue]] = defaultdict(list)
+    """Issues of one code: those sharing a subject and message (347 Jobs of one refused type)
+    are said once with a count and the first few locations, so a screenful reads as one."""
+    groups: dict[tuple[str | None, str], list[Issue]] = defaultdict(list)
     for issue in issues:
-        by_message[issue.message].append(issue)
+        groups[(issue.subject, issue.message)].append(issue)
     lines: list[str] = []
-    for message, group in by_message.items():
+    for (subject, message), group in groups.items():
         if len(group) == 1:
             lines.append(f"    {_where(group[0])}  {message}")
             continue
-        lines.append(f"    {len(group)} \u00d7 {message}")
+        about = f"{subject}: " if subject and subject not in message else ""
+        lines.append(f"    {len(group)} \u00d7 {about}{message}")
         lines.extend(f"      {_where(i)}" for i in group[:SHOWN_PER_MESSAGE])
         if len(group) > SHOWN_PER_MESSAGE:
             lines.append(f"      ... and {len(group) - SHOWN_PER_MESSAGE} more")

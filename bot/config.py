@@ -179,11 +179,14 @@ def parse_config(data: bytes) -> ConfigResult:
     except ValidationError as exc:
         root = _compose(data)
         return ConfigResult(True, None, tuple(_from_error(e, root) for e in exc.errors()))
-    issues = cross_target_issues(config)
+    issues = cross_target_issues(config, _compose(data))
     return ConfigResult(True, None if issues else config, issues)
 
 
-def cross_target_issues(config: IchorConfig) -> tuple[ConfigIssue, ...]:
+def cross_target_issues(
+    config: IchorConfig, root: yaml.Node | None = None
+) -> tuple[ConfigIssue, ...]:
+    """Rules across targets; ``root`` (the composed document) gives each issue its line."""
     issues: list[ConfigIssue] = []
     targets = config.targets
     for j, later in enumerate(targets):
@@ -194,6 +197,7 @@ def cross_target_issues(config: IchorConfig) -> tuple[ConfigIssue, ...]:
                     ConfigIssue(
                         "duplicate-target-name",
                         f"targets[{j}].name: '{later.name}' is already the name of targets[{i}]",
+                        line=line_of(root, ("targets", j, "name")),
                     )
                 )
             if is_within(later.path, earlier.path) or is_within(earlier.path, later.path):
@@ -204,6 +208,7 @@ def cross_target_issues(config: IchorConfig) -> tuple[ConfigIssue, ...]:
                         f"{_relation(later.path, earlier.path)} targets[{i}].path "
                         f"'{_shown(earlier.path)}' (target '{earlier.name}'); one directory "
                         "can belong to one target only",
+                        line=line_of(root, ("targets", j, "path")),
                     )
                 )
     for j, target in enumerate(targets):
@@ -217,6 +222,7 @@ def cross_target_issues(config: IchorConfig) -> tuple[ConfigIssue, ...]:
                         f"targets[{j}].capabilities: '{target.capabilities}' is inside the path "
                         f"'{_shown(owner.path)}' of target '{owner.name}'; keep it outside every "
                         "target path",
+                        line=line_of(root, ("targets", j, "capabilities")),
                     )
                 )
     return tuple(issues)

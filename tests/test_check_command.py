@@ -278,3 +278,9 @@ def test_misnamed_config_file_is_pointed_at(make_repo: MakeRepo, run_cli: RunCli
     result = run_cli("check", str(repo), "--rev", "HEAD")
     assert result.code == 2
     assert "found .ichor.yml: rename it to .ichor.yaml" in result.err
+
+
+def test_path_with_several_paths_is_a_usage_error(make_repo: MakeRepo, run_cli: RunCli) -> None:
+    repo = str(make_repo({"t/a.yaml": CM % "a"}))
+    result = run_cli("check", repo, repo, "--path", "t")
+    assert result.code == 2 and "with --path, give at most one PATH" in result.err

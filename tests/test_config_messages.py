@@ -40,3 +40,9 @@ def test_issues_carry_lines() -> None:
     assert "did you mean 'mode'?" in issue.message
     duplicate = parse_config(b"version: 1\nversion: 1\n")
     assert duplicate.issues[0].line == 2
+
+
+def test_cross_target_issues_carry_lines() -> None:
+    text = b"version: 1\ntargets:\n  - {name: a, path: x}\n  - name: a\n    path: x/y\n"
+    lines = {i.kind: i.line for i in parse_config(text).issues}
+    assert lines == {"duplicate-target-name": 4, "overlapping-target-paths": 5}

@@ -19,6 +19,7 @@ from bot.gate.run import prepare_target
 from bot.paths import display_path
 from bot.registry.capabilities import Capabilities, CapabilitiesError
 from bot.registry.model import TypeRecord
+from bot.render.text import config_issue_line
 from bot.snapshot import Snapshot
 from bot.targets import (
     add_tree_arguments,
@@ -90,7 +91,7 @@ def collect_types(
         targets = resolve_targets(snapshot, repo, adhoc)
         if targets.policy is None:
             for issue in targets.config_issues:
-                print(f"{CONFIG_FILE}: {issue.kind}: {issue.message}", file=sys.stderr)
+                print(f"ichor-bot: error: {config_issue_line(issue)}", file=sys.stderr)
             raise UsageError(
                 f"{CONFIG_FILE} has {len(targets.config_issues)} issue(s); fix it first"
             )

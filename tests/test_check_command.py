@@ -284,3 +284,33 @@ def test_path_with_several_paths_is_a_usage_error(make_repo: MakeRepo, run_cli: 
     repo = str(make_repo({"t/a.yaml": CM % "a"}))
     result = run_cli("check", repo, repo, "--path", "t")
     assert result.code == 2 and "with --path, give at most one PATH" in result.err
+
+
+def _on_a_terminal(args: list[str], env: dict[str, str]) -> str:
+    import pty
+    import subprocess
+    import sys
+
+    controller, terminal = pty.openpty()
+    command = [str(Path(sys.executable).parent / "ichor-bot"), *args]
+    process = subprocess.Popen(command, stdout=terminal, stderr=terminal, env=env)
+    os.close(terminal)
+    chunks: list[bytes] = []
+    while True:
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:  # the terminal closed: the process is done writing
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    process.wait(timeout=60)
+    os.close(controller)
+    return b"".join(chunks).decode()
+
+
+def test_colour_on_a_real_terminal_unless_no_color(make_repo: MakeRepo) -> None:
+    repo = str(make_repo({"t/a.yaml": CM % "a", "t/x.txt": "x"}))
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    assert "\x1b[31mREFUSED\x1b[0m" in _on_a_terminal(["check", repo], env)
+    assert "\x1b[" not in _on_a_terminal(["check", repo], {**env, "NO_COLOR": "1"})

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from bot.gate.report import Issue, Report
 from bot.paths import display_path
-from bot.render.text import config_issue_line
+from bot.render.text import config_issue_line, one_line
 
 
 def _line(issue: Issue) -> str:
     where = display_path(issue.path) or "."
     if issue.line:
         where += f":{issue.line}"
-    return f"{where}: {issue.kind.value}: {issue.message}"
+    return f"{where}: {issue.kind.value}: {one_line(issue.message)}"
 
 
 def report_to_brief(report: Report) -> str:

@@ -168,4 +168,9 @@ def config_issue_line(issue: ConfigIssue) -> str:
     """``.ichor.yaml:3: unknown-key: ...``: the shape compilers use, so editors can jump to it."""
     where = issue.path + (f":{issue.line}" if issue.line else "")
     message = issue.message.removeprefix(f"line {issue.line}: ")
-    return f"{where}: {issue.kind}: {message}"
+    return one_line(f"{where}: {issue.kind}: {message}")
+
+
+def one_line(text: str) -> str:
+    """One issue, one line, whatever a message quotes from a file."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")

@@ -36,3 +36,9 @@ def test_one_parsable_line_per_issue() -> None:
 
 def test_nothing_for_a_clean_report() -> None:
     assert report_to_brief(Report(None, (), (TargetReport("t", "t", (), empty_counts()),))) == ""
+
+
+def test_a_message_never_breaks_the_line() -> None:
+    issue = Issue.of(IssueCode.INVALID_YAML, "t/a.yaml", "bad\nnext\rline", line=2)
+    report = Report(None, (), (TargetReport("t", "t", (issue,), empty_counts()),))
+    assert report_to_brief(report) == "t/a.yaml:2: invalid-yaml: bad\\nnext\\rline\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bot.gate.codes import Severity
 from bot.gate.report import ConfigIssue, Issue, Report, TargetReport, Verdict
-from bot.render.as_json import shown_target_path
+from bot.paths import display_path
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning"}
 
@@ -59,7 +59,7 @@ def report_to_github(report: Report) -> str:
         verdict = "ACCEPTED" if target.verdict is Verdict.ACCEPTED else "REFUSED"
         count = len(target.issues)
         lines.append(
-            f"{verdict}  {target.name} ({shown_target_path(target.path)}): "
+            f"{verdict}  {target.name} ({display_path(target.path) if target.path else '.'}): "
             f"{count} issue{'s' * (count != 1)}"
         )
         lines.extend(_issue(i, target) for i in sorted(target.issues, key=Issue.sort_key))

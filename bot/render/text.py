@@ -9,7 +9,6 @@ from bot.gate.codes import CODES, IssueCode
 from bot.gate.report import ConfigIssue, Issue, Report, Role, TargetReport, Verdict
 from bot.ignore import IGNORE_FILE
 from bot.paths import display_path, encode_path, join, relative_to
-from bot.render.as_json import shown_target_path
 
 _GLOB_SPECIALS = frozenset("*?[\\")
 # Codes whose entries can be kept by naming them in the ignore file.
@@ -97,7 +96,7 @@ def _verdict_line(target: TargetReport, colour: bool) -> str:
     verdict = _paint(
         "ACCEPTED" if accepted else "REFUSED", "accepted" if accepted else "refused", colour
     )
-    path = shown_target_path(target.path)
+    path = display_path(target.path) if target.path else "."
     errors = sum(1 for i in target.issues if i.severity.value == "error")
     warnings = len(target.issues) - errors
     tally = f"{errors} error{'s' * (errors != 1)}"

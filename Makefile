@@ -17,28 +17,34 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 # The embedded default: build the demo repository and check it (exit 1 means "a target is
-# refused", the point of the demo), then serve webhooks on 127.0.0.1:8000 with the in-process
+# refused", the point of the demo), then serve webhooks on 127.0.0.1:$(PORT) with the in-process
 # queue and the `local` forge (no network, no Redis). Once the server answers, a signed
 # pull_request delivery for the demo pull request is posted; its check shows on the status page
 # and in `ichor-bot results`. The demo secret is set here, for this command only; the app
-# itself has no default.
+# itself has no default. A port already taken stops everything before it starts, in one line.
 DEMO_SECRET ?= demo-secret
 DATA_DIR    ?= .ichor-data
+PORT        ?= 8000
+URL         := http://127.0.0.1:$(PORT)
 run: $(STAMP)
+	@$(BIN)/python -c 'import sys; from bot.processes import port_problem as p; \
+	  e = p("127.0.0.1", int(sys.argv[1])); sys.exit(e and f"make run: {e}")' $(PORT)
 	@$(BIN)/python -m bot.demo $(DEMO) $(DATA_DIR)/demo-repos
 	@$(BIN)/ichor-bot check $(DEMO)/repo --rev HEAD; rc=$$?; [ $$rc -le 1 ] || exit $$rc
 	@echo
-	@echo "Serving on http://127.0.0.1:8000 (status page at /). The demo pull request is posted"
+	@echo "Serving on $(URL) (status page at /). The demo pull request is posted"
 	@echo "once it answers; then try: ICHOR_DATA_DIR=$(DATA_DIR) $(BIN)/ichor-bot results"
 	@( for i in $$(seq 100); do \
-	     $(BIN)/python -c 'import urllib.request as u; u.urlopen("http://127.0.0.1:8000/healthz", timeout=1)' 2>/dev/null && break; \
+	     $(BIN)/python -c 'import urllib.request as u; u.urlopen("$(URL)/healthz", timeout=1)' 2>/dev/null && break; \
 	     sleep 0.2; done; \
-	   $(BIN)/ichor-bot replay $(DATA_DIR)/demo-repos/pull_request__opened.json --forge github --secret $(DEMO_SECRET) ) &
-	@ICHOR_GITHUB_WEBHOOK_SECRET=$${ICHOR_GITHUB_WEBHOOK_SECRET:-$(DEMO_SECRET)} \
+	   $(BIN)/ichor-bot replay $(DATA_DIR)/demo-repos/pull_request__opened.json --forge github --secret $(DEMO_SECRET) --url $(URL) ) & \
+	 poller=$$!; \
+	 ICHOR_GITHUB_WEBHOOK_SECRET=$${ICHOR_GITHUB_WEBHOOK_SECRET:-$(DEMO_SECRET)} \
 	 ICHOR_GITLAB_WEBHOOK_SECRET=$${ICHOR_GITLAB_WEBHOOK_SECRET:-$(DEMO_SECRET)} \
 	 ICHOR_GITEA_WEBHOOK_SECRET=$${ICHOR_GITEA_WEBHOOK_SECRET:-$(DEMO_SECRET)} \
 	 ICHOR_DATA_DIR=$(DATA_DIR) ICHOR_LOCAL_REPOS=$(DATA_DIR)/demo-repos \
-	 $(BIN)/ichor-bot serve
+	 $(BIN)/ichor-bot serve --host 127.0.0.1 --port $(PORT); rc=$$?; \
+	 kill $$poller 2>/dev/null; exit $$rc
 
 lint: $(STAMP)
 	$(BIN)/ruff check bot workers tests bench scripts

@@ -3,28 +3,33 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import os
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from bot import __version__
-from bot.content.cache import DirectoryFactsCache, FactsCache
+from bot.check_command import add_check_parser, run_check_command
 from bot.errors import IchorError, UsageError
 from bot.forges.local import recent_results, result_for
-from bot.gate import Report
-from bot.gate.policy import DEFAULT_MAX_YAML_BYTES
-from bot.gate.run import run_gate
 from bot.processes import serve, work
-from bot.render import report_to_json, report_to_sarif, report_to_text
 from bot.replay import replay
 from bot.settings import load_settings
-from bot.targets import add_tree_arguments, adhoc_target, open_snapshot, resolve_targets
 from bot.types_command import add_types_parser, run_types
 
 EXIT_USAGE = 2
-_RENDERERS = {"text": report_to_text, "json": report_to_json, "sarif": report_to_sarif}
+_HELP = argparse.RawDescriptionHelpFormatter
+
+EXAMPLES = """\
+examples:
+  ichor-bot check                      check every target of ./.ichor.yaml
+  ichor-bot check . --rev HEAD         check what was committed
+  ichor-bot check --path clusters/dev  check one directory as a target, without .ichor.yaml
+  ichor-bot types --path clusters/dev  list the types that target may hold
+  ichor-bot serve --port 8000          serve webhooks
+  ichor-bot COMMAND --help             every option of COMMAND, with its default
+"""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -33,72 +38,72 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="ichor-bot", description="Ichor Bot: guards GitTarget paths.")
+    parser = _Parser(
+        prog="ichor-bot",
+        description="Ichor Bot: guards GitTarget paths, the folders of a GitOps repository a "
+        "Kubernetes operator owns.",
+        epilog=EXAMPLES,
+        formatter_class=_HELP,
+    )
     parser.add_argument("--version", action="version", version=f"ichor-bot {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    check = commands.add_parser(
-        "check",
-        help="run the acceptance gate on a repository or directory",
-        description=(
-            "Check every target of PATH/.ichor.yaml (or one ad-hoc --path) and print the verdict. "
-            "Without --rev the directory on disk is read; with --rev, the git objects at REV. "
-            "Exit 0: every target accepted; 1: a target refused; 2: usage or configuration error."
-        ),
-    )
-    add_tree_arguments(check, "check")
-    check.add_argument("--format", choices=sorted(_RENDERERS), default="text")
-    check.add_argument(
-        "--max-yaml-size",
-        type=int,
-        default=DEFAULT_MAX_YAML_BYTES,
-        metavar="BYTES",
-        help=f"YAML files over this size are refused unread (default {DEFAULT_MAX_YAML_BYTES})",
-    )
-    check.add_argument(
-        "--cache-dir",
-        help="keep parsed-file facts here, keyed by blob id, to speed up repeated --rev checks",
-    )
-    check.add_argument("-o", "--output", help="write the report to this file instead of stdout")
+    add_check_parser(commands, _HELP)
     add_types_parser(commands)
-    serve = commands.add_parser("serve", help="run the web process (webhooks, status, metrics)")
-    serve.add_argument("--host", help="address to listen on (default ICHOR_HOST or 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="port (default ICHOR_PORT or 8000)")
-    worker = commands.add_parser("worker", help="run an RQ worker (needs ICHOR_REDIS_URL)")
-    worker.add_argument("--burst", action="store_true", help="exit when the queue is empty")
-    replay = commands.add_parser(
-        "replay", help="sign a recorded webhook payload the way its forge would, and post it"
+    serve = commands.add_parser(
+        "serve",
+        help="run the web process (webhooks, status page, metrics)",
+        description="Serve webhooks, the status page (/) and /metrics.",
+        epilog="example:\n  ICHOR_GITHUB_WEBHOOK_SECRET=... ichor-bot serve --port 8000\n",
+        formatter_class=_HELP,
     )
-    replay.add_argument("file", metavar="FILE")
-    replay.add_argument("--forge", required=True, choices=["github", "gitlab", "gitea", "forgejo"])
-    replay.add_argument("--url", default="http://127.0.0.1:8000", help="where ichor-bot serves")
+    serve.add_argument("--host", help="address to listen on (default: ICHOR_HOST or 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port to listen on (default: ICHOR_PORT or 8000)")
+    worker = commands.add_parser(
+        "worker",
+        help="run an RQ worker (needs ICHOR_REDIS_URL)",
+        description="Run the queued check jobs, with the scheduler for retries.",
+        epilog="example:\n  ICHOR_REDIS_URL=redis://127.0.0.1:6379/0 ichor-bot worker\n",
+        formatter_class=_HELP,
+    )
+    worker.add_argument(
+        "--burst", action="store_true", help="exit when the queue is empty (default: keep going)"
+    )
+    replay = commands.add_parser(
+        "replay",
+        help="sign a recorded webhook payload the way its forge would, and post it",
+        description="Sign FILE as its forge would and post it to a running ichor-bot serve.",
+        epilog="example:\n  ichor-bot replay pull_request__opened.json --forge github --secret s\n",
+        formatter_class=_HELP,
+    )
+    replay.add_argument("file", metavar="FILE", help="the payload (JSON) to post")
+    replay.add_argument(
+        "--forge",
+        required=True,
+        choices=["github", "gitlab", "gitea", "forgejo"],
+        help="whose headers and signature to use (required)",
+    )
+    replay.add_argument(
+        "--url",
+        default="http://127.0.0.1:8000",
+        help="where ichor-bot serves (default: http://127.0.0.1:8000)",
+    )
     replay.add_argument("--secret", help="webhook secret (default: the forge's ICHOR_ setting)")
-    replay.add_argument("--event", help="event name (default: from the file name)")
+    replay.add_argument(
+        "--event", help="event name (default: from the file name, e.g. pull_request__opened)"
+    )
     replay.add_argument("--delivery", help="delivery id (default: a new UUID)")
     results = commands.add_parser(
-        "results", help="show the local forge's recent check results (newest first)"
+        "results",
+        help="show the local forge's recent check results (newest first)",
+        description="Show the check results the local forge kept under ICHOR_DATA_DIR.",
+        epilog="example:\n  ICHOR_DATA_DIR=.ichor-data ichor-bot results --limit 5\n",
+        formatter_class=_HELP,
     )
-    results.add_argument("--limit", type=int, default=20, help="how many (default 20)")
-    results.add_argument("--show", metavar="SHA", help="print one result's summary and issues")
+    results.add_argument("--limit", type=int, default=20, help="how many (default: 20)")
+    results.add_argument(
+        "--show", metavar="SHA", help="print one result's summary and issues (default: a list)"
+    )
     return parser
-
-
-def run_check(
-    repo: str,
-    rev: str | None,
-    target: str | None,
-    *,
-    max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES,
-    cache: FactsCache | None = None,
-) -> Report:
-    if max_yaml_bytes < 1:
-        raise UsageError("--max-yaml-size must be a positive number of bytes")
-    adhoc = adhoc_target(target) if target is not None else None  # before any reading
-    with open_snapshot(repo, rev) as snapshot:
-        targets = resolve_targets(snapshot, repo, adhoc)
-        if targets.policy is None:
-            return Report(revision=snapshot.revision, config_issues=targets.config_issues)
-        policy = dataclasses.replace(targets.policy, max_yaml_bytes=max_yaml_bytes)
-        return run_gate(snapshot, policy, cache=cache)
 
 
 def _run_process(args: argparse.Namespace) -> int:
@@ -147,17 +152,6 @@ def show_results(data_dir: Path, limit: int, sha: str | None) -> int:
     return 0
 
 
-def _write(text: str, output: str | None) -> None:
-    if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    try:
-        Path(output).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write {output}: {exc.strerror}") from None
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     # Whatever a file name holds, printing it must never crash.
     for stream in (sys.stdout, sys.stderr):
@@ -175,12 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_process(args)
         if args.command == "results":
             return show_results(load_settings().data_dir, args.limit, args.show)
-        cache = DirectoryFactsCache(args.cache_dir) if args.cache_dir else None
-        report = run_check(
-            args.repo, args.rev, args.target, max_yaml_bytes=args.max_yaml_size, cache=cache
-        )
-        _write(_RENDERERS[args.format](report), args.output)
-        return report.exit_code
+        return run_check_command(args, os.environ)
     except IchorError as exc:
         print(f"ichor-bot: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
+from bot.config_messages import did_you_mean, line_of, plain_message
 from bot.config_paths import check_placement, normalize_repo_path
 from bot.gate.policy import CONFIG_FILE, DEFAULT_PLACEMENT, GatePolicy, TargetPolicy
 from bot.gate.report import ConfigIssue
@@ -158,8 +159,10 @@ def parse_config(data: bytes) -> ConfigResult:
     try:
         document = yaml.load(data, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
-        where = f"line {exc.problem_mark.line + 1}: " if exc.problem_mark else ""
-        return _failed("invalid-yaml", f"{where}{exc.problem or exc}")
+        line = exc.problem_mark.line + 1 if exc.problem_mark else None
+        where = f"line {line}: " if line else ""
+        issue = ConfigIssue("invalid-yaml", f"{where}{exc.problem or exc}", line=line)
+        return ConfigResult(True, None, (issue,))
     except (yaml.YAMLError, ValueError) as exc:
         return _failed("invalid-yaml", str(exc).splitlines()[0])
     except RecursionError:
@@ -174,12 +177,16 @@ def parse_config(data: bytes) -> ConfigResult:
     try:
         config = IchorConfig.model_validate(document)
     except ValidationError as exc:
-        return ConfigResult(True, None, tuple(_from_error(e) for e in exc.errors()))
-    issues = cross_target_issues(config)
+        root = _compose(data)
+        return ConfigResult(True, None, tuple(_from_error(e, root) for e in exc.errors()))
+    issues = cross_target_issues(config, _compose(data))
     return ConfigResult(True, None if issues else config, issues)
 
 
-def cross_target_issues(config: IchorConfig) -> tuple[ConfigIssue, ...]:
+def cross_target_issues(
+    config: IchorConfig, root: yaml.Node | None = None
+) -> tuple[ConfigIssue, ...]:
+    """Rules across targets; ``root`` (the composed document) gives each issue its line."""
     issues: list[ConfigIssue] = []
     targets = config.targets
     for j, later in enumerate(targets):
@@ -190,6 +197,7 @@ def cross_target_issues(config: IchorConfig) -> tuple[ConfigIssue, ...]:
                     ConfigIssue(
                         "duplicate-target-name",
                         f"targets[{j}].name: '{later.name}' is already the name of targets[{i}]",
+                        line=line_of(root, ("targets", j, "name")),
                     )
                 )
             if is_within(later.path, earlier.path) or is_within(earlier.path, later.path):
@@ -200,6 +208,7 @@ def cross_target_issues(config: IchorConfig) -> tuple[ConfigIssue, ...]:
                         f"{_relation(later.path, earlier.path)} targets[{i}].path "
                         f"'{_shown(earlier.path)}' (target '{earlier.name}'); one directory "
                         "can belong to one target only",
+                        line=line_of(root, ("targets", j, "path")),
                     )
                 )
     for j, target in enumerate(targets):
@@ -213,6 +222,7 @@ def cross_target_issues(config: IchorConfig) -> tuple[ConfigIssue, ...]:
                         f"targets[{j}].capabilities: '{target.capabilities}' is inside the path "
                         f"'{_shown(owner.path)}' of target '{owner.name}'; keep it outside every "
                         "target path",
+                        line=line_of(root, ("targets", j, "capabilities")),
                     )
                 )
     return tuple(issues)
@@ -247,20 +257,35 @@ def _allowed_keys(parent: tuple[int | str, ...]) -> tuple[str, ...]:
     return _KEYS.get(kind, ())
 
 
-def _from_error(error: Any) -> ConfigIssue:
+def _compose(data: bytes) -> yaml.Node | None:
+    """The node tree, for line numbers; aliases stay shared nodes, so this is linear."""
+    try:
+        node: yaml.Node | None = yaml.compose(data, Loader=_StrictLoader)
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return None
+    return node
+
+
+def _from_error(error: Any, root: yaml.Node | None) -> ConfigIssue:
     loc: tuple[int | str, ...] = tuple(error["loc"])
     where = _location(loc)
     kind: str = error["type"]
+    line = line_of(root, loc)
     if kind == "extra_forbidden":
-        allowed = ", ".join(_allowed_keys(loc[:-1]))
-        return ConfigIssue("unknown-key", f"{where}: unknown key (allowed keys: {allowed})")
+        allowed = _allowed_keys(loc[:-1])
+        hint = did_you_mean(loc[-1] if loc else None, allowed)
+        return ConfigIssue(
+            "unknown-key",
+            f"{where}: unknown key{hint} (allowed keys: {', '.join(allowed)})",
+            line=line,
+        )
     if kind == "missing":
-        return ConfigIssue("missing-key", f"{where}: required key is missing")
-    message = str(error["msg"]).removeprefix("Value error, ")
+        return ConfigIssue("missing-key", f"{where}: required key is missing", line=line)
+    message = plain_message(kind, str(error["msg"]), error.get("ctx"))
     value = _short.repr(error.get("input"))
     if kind.startswith(("invalid-",)):
-        return ConfigIssue(kind, f"{where}: {value} {message}")
-    return ConfigIssue("invalid-value", f"{where}: {value} is not valid: {message}")
+        return ConfigIssue(kind, f"{where}: {value} {message}", line=line)
+    return ConfigIssue("invalid-value", f"{where}: {value} {message}", line=line)
 
 
 def _too_big(document: object) -> bool:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import logging
+import socket
 from urllib.parse import urlsplit
 
 from bot.errors import IchorError, UsageError
@@ -15,29 +17,64 @@ def redis_location(url: str) -> str:
     return f"{parts.hostname or 'localhost'}:{parts.port or 6379}{parts.path}"
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before anything else starts: a port already taken is one
+    clear line and nothing left running, not a traceback from deep inside the server."""
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise UsageError(
+                f"port {port} on {host} is already in use; stop what holds it or choose "
+                "another port (ICHOR_PORT, --port, or make run PORT=...)"
+            ) from None
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    return sock
+
+
+def port_problem(host: str, port: int) -> str | None:
+    """Why ``serve`` could not listen on ``host:port`` now, or None (``make run`` asks first)."""
+    try:
+        listen(host, port).close()
+    except UsageError as exc:
+        return str(exc)
+    return None
+
+
 def serve(settings: Settings, host: str | None, port: int | None) -> int:
     import uvicorn
 
     from bot.queueing.factory import build_queue
     from bot.web.app import create_app
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    queue, kind = build_queue(settings)
-    if kind == "in-process":  # its jobs run in this process: they need the worker's context
-        from workers.context import configure
-
-        configure(settings, queue)
-    app = create_app(settings, queue, queue_kind=kind, redis_configured=bool(settings.redis_url))
-    try:
-        uvicorn.run(
-            app,
-            host=host or settings.host,
-            port=port or settings.port,
-            log_level="info",
-            access_log=False,
+    host = host or settings.host
+    port = port or settings.port
+    sock = listen(host, port)
+    with sock:
+        logging.basicConfig(
+            level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s"
         )
-    finally:
-        queue.close()
+        queue, kind = build_queue(settings)
+        try:
+            if kind == "in-process":  # its jobs run in this process: they need the worker's context
+                from workers.context import configure
+
+                configure(settings, queue)
+            app = create_app(
+                settings, queue, queue_kind=kind, redis_configured=bool(settings.redis_url)
+            )
+            config = uvicorn.Config(app, host=host, port=port, log_level="info", access_log=False)
+            uvicorn.Server(config).run(sockets=[sock])
+        finally:
+            queue.close()
     return 0
 
 

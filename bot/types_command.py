@@ -16,11 +16,18 @@ from bot.errors import UsageError
 from bot.gate.policy import CONFIG_FILE, TargetPolicy
 from bot.gate.run import prepare_target
 from bot.paths import display_path
-from bot.registry.capabilities import CapabilitiesError
+from bot.registry.capabilities import Capabilities, CapabilitiesError
 from bot.registry.model import TypeRecord
 from bot.render.as_json import dumps, report_path
+from bot.render.text import config_issue_line
 from bot.snapshot import Snapshot
-from bot.targets import add_tree_arguments, adhoc_target, open_snapshot, resolve_targets
+from bot.targets import (
+    add_tree_arguments,
+    adhoc_target,
+    open_snapshot,
+    read_capabilities_file,
+    resolve_targets,
+)
 
 TYPES_JSON_VERSION = 1
 
@@ -44,14 +51,29 @@ def add_types_parser(subparsers: Any) -> None:
             "file. A refused type shows the check that turned it away. Exit 0, or 2 on a usage "
             "or configuration error."
         ),
+        epilog=(
+            "examples:\n"
+            "  ichor-bot types --path clusters/dev --capabilities api-resources.txt\n"
+            "  ichor-bot types . --rev HEAD --format json\n"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "repo", nargs="?", default=".", metavar="PATH", help="the repository (default: .)"
     )
     add_tree_arguments(parser, "list the types of")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text: a table per target; json: every type with its checks (default: text)",
+    )
 
 
 def run_types(args: argparse.Namespace) -> int:
     """Print the listing; errors are raised as ``IchorError`` for the CLI to print (exit 2)."""
-    targets = collect_types(args.repo, args.rev, args.target)
+    capabilities = read_capabilities_file(args.capabilities, args.target)
+    targets = collect_types(args.repo, args.rev, args.target, capabilities)
     for target in targets:
         for warning in target.warnings:
             print(f"ichor-bot: warning: {warning}", file=sys.stderr)
@@ -61,13 +83,15 @@ def run_types(args: argparse.Namespace) -> int:
     return 0
 
 
-def collect_types(repo: str, rev: str | None, target: str | None) -> list[TargetTypes]:
-    adhoc = adhoc_target(target) if target is not None else None
+def collect_types(
+    repo: str, rev: str | None, target: str | None, capabilities: Capabilities | None = None
+) -> list[TargetTypes]:
+    adhoc = adhoc_target(target, capabilities) if target is not None else None
     with open_snapshot(repo, rev) as snapshot:
         targets = resolve_targets(snapshot, repo, adhoc)
         if targets.policy is None:
             for issue in targets.config_issues:
-                print(f"{CONFIG_FILE}: {issue.kind}: {issue.message}", file=sys.stderr)
+                print(f"ichor-bot: error: {config_issue_line(issue)}", file=sys.stderr)
             raise UsageError(
                 f"{CONFIG_FILE} has {len(targets.config_issues)} issue(s); fix it first"
             )

@@ -41,7 +41,11 @@ def test_config_issue_is_exit_2_with_report(make_repo: MakeRepo, run_cli: RunCli
         }
     ]
     text = run_cli("check", str(repo), "--rev", "HEAD")
-    assert text.code == 2 and "CONFIGURATION ERROR" in text.out
+    assert text.code == 2 and text.out == ""
+    assert text.err == (
+        "ichor-bot: error: .ichor.yaml:2: invalid-path: targets[0].path: '../t' escapes the "
+        "repository ('..' segment)\n"
+    )
 
 
 def test_directory_mode_reads_the_disk(tmp_path: Path, run_cli: RunCli) -> None:

@@ -202,13 +202,21 @@ def _object(
     if inp.catalog_error is not None:
         summary = f"{shown_type}: not followable — catalog-unavailable: {inp.catalog_error}"
         fix = _not_followable_fix(Reason.CATALOG_UNAVAILABLE, shown_type, inp.target, path)
-        issues.append(Issue.of(IssueCode.NOT_FOLLOWABLE, path, summary, line=line, fix=fix))
+        issues.append(
+            Issue.of(
+                IssueCode.NOT_FOLLOWABLE, path, summary, line=line, fix=fix, subject=shown_type
+            )
+        )
         return issues
     if not record.followable:
         failing = record.failing
         fix = _not_followable_fix(failing.reason if failing else None, shown_type, inp.target, path)
         message = f"{shown_type}: {record.summary}"
-        issues.append(Issue.of(IssueCode.NOT_FOLLOWABLE, path, message, line=line, fix=fix))
+        issues.append(
+            Issue.of(
+                IssueCode.NOT_FOLLOWABLE, path, message, line=line, fix=fix, subject=shown_type
+            )
+        )
     identity = _identity(path, obj, record, inp)
     first = managed.where.get(identity)
     if first is not None:

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.registry.capabilities import Capabilities
 
 # The bot's own configuration, at the repository root.
 CONFIG_FILE = ".ichor.yaml"
@@ -19,6 +23,8 @@ class TargetPolicy:
     path: str  # repo-relative POSIX, "" for the repository root
     placement: str = DEFAULT_PLACEMENT
     capabilities: str | None = None  # repo-relative path of a recorded API discovery
+    # Already read from outside the tree (``check --capabilities FILE``); wins over the path.
+    loaded_capabilities: Capabilities | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""The gate's result types: issues, per-target reports and the whole report (DESIGN 3.6)."""
+"""The gate's result types: issues, per-target reports and the whole report."""
 
 from __future__ import annotations
 
@@ -36,6 +36,8 @@ class Issue:
     # What to do about this issue when it is more precise than the code's own fix (a command
     # naming the file, the check a type fails ...); renderers fall back to the code's fix.
     fix: str | None = None
+    # What the issue is about when many share it (a type, "batch/v1 Job"): renderers group on it.
+    subject: str | None = None
 
     @classmethod
     def of(
@@ -47,8 +49,9 @@ class Issue:
         line: int | None = None,
         pattern: str | None = None,
         fix: str | None = None,
+        subject: str | None = None,
     ) -> Issue:
-        return cls(kind, path, message, line, pattern, CODES[kind].severity, fix)
+        return cls(kind, path, message, line, pattern, CODES[kind].severity, fix, subject)
 
     @property
     def how_to_fix(self) -> str:
@@ -66,6 +69,7 @@ class ConfigIssue:
     kind: str
     message: str
     path: str = ".ichor.yaml"
+    line: int | None = None  # 1-based, where the problem is in the file, when known
 
 
 def empty_counts() -> dict[Role, int]:
@@ -100,7 +104,7 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        """0 every target accepted, 1 a target refused, 2 a configuration error (DESIGN 3.6)."""
+        """0 every target accepted, 1 a target refused, 2 a configuration error."""
         if self.config_issues:
             return 2
         return 0 if self.accepted else 1

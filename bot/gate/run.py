@@ -162,6 +162,8 @@ def _check_target(
 def _capabilities(
     snapshot: Snapshot, target: TargetPolicy
 ) -> tuple[Capabilities | None, str | None]:
+    if target.loaded_capabilities is not None:
+        return target.loaded_capabilities, None
     if target.capabilities is None:
         return None, None
     shown = display_path(target.capabilities)

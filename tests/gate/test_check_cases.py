@@ -26,8 +26,10 @@ def run_case(name: str, make_repo: MakeRepo, run_cli: RunCli) -> tuple[int, dict
         kwargs["config"] = case["config"]
     repo = make_repo(case.get("files", {}), **kwargs)
     result = run_cli("check", str(repo), "--rev", "HEAD", "--format", "json")
-    assert result.err == ""
     report = result.json()
+    # Configuration issues are also said on stderr, one line each; nothing else is.
+    assert result.err.count("\n") == len(report["config_issues"])
+    assert all(line.startswith("ichor-bot: error: .ichor.yaml") for line in result.err.splitlines())
     assert len(report.pop("revision")) == 40
     return result.code, report
 

@@ -10,7 +10,7 @@ import pytest
 
 from bot.errors import IchorError, UsageError
 from bot.types_command import add_types_parser, run_types
-from tests.conftest import FIXTURES, MakeRepo
+from tests.conftest import FIXTURES, MakeRepo, RunCli
 
 CRD = """\
 apiVersion: apiextensions.k8s.io/v1
@@ -183,3 +183,19 @@ def test_bad_path_is_a_usage_error(make_repo: MakeRepo) -> None:
     repo = make_repo({"t/a.yaml": CRD})
     with pytest.raises(UsageError, match=r"--path '\.\./x'"):
         run_types(parse(str(repo), "--path", "../x"))
+
+
+def test_capabilities_file_for_an_adhoc_target(make_repo: MakeRepo, run_cli: RunCli) -> None:
+    repo = make_repo({"t/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"})
+    caps = str(FIXTURES / "registry" / "api-resources-wide.txt")
+    result = run_cli("types", str(repo), "--path", "t", "--capabilities", caps, "--format", "json")
+    assert result.code == 0, result.err
+    kinds = {(t["group"], t["kind"]): t["verdict"] for t in result.json()["targets"][0]["types"]}
+    assert kinds[("helm.toolkit.fluxcd.io", "HelmRelease")] == "followable"
+    assert run_cli("types", str(repo), "--capabilities", caps).code == 2  # needs --path
+
+
+def test_adhoc_path_must_name_a_directory(make_repo: MakeRepo, run_cli: RunCli) -> None:
+    repo = make_repo({"t/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"})
+    assert "names nothing" in run_cli("types", str(repo), "--path", "nope").err
+    assert "is a file" in run_cli("types", str(repo), "--path", "t/a.yaml").err

@@ -54,7 +54,8 @@ def test_layout() -> None:
     assert "REFUSED  t (t): 4 errors" in lines
     assert "ACCEPTED  ok (.): 0 errors" in lines
     assert "  foreign-file (2): A file in no accepted role of a GitTarget path." in lines
-    assert "    (not YAML)" in lines  # a message shared by the group is said once
+    assert "    2 \u00d7 not YAML" in lines  # a message shared by the group is said once
+    assert "      t/a.txt" in lines
     assert "    t/.gittargetignore:2  hides all" in lines
     assert "    fix: git rm -r -- t/a.txt t/b.txt" in lines
     assert "     or: keep them, ignored:" in lines

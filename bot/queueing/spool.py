@@ -3,11 +3,16 @@
 One file per delivery, written to a temporary name, fsync'd, then renamed (and the directory
 fsync'd), so a delivery answered 202 survives a crash. Names sort by arrival, so draining
 keeps order; the queue's own dedupe makes a drain that is interrupted and repeated harmless.
+
+A file that cannot be read back (unreadable, not JSON, not a delivery, too large) is moved to a
+sibling ``<spool>-quarantine`` folder, logged and counted, and draining goes on: one bad file
+must never hold back every delivery behind it.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 import time
@@ -16,18 +21,29 @@ from pathlib import Path
 from bot.queueing.base import DeliveryQueue, Outcome, QueuedDelivery, QueueUnavailableError
 
 DRAIN_BATCH = 200
+# A spooled delivery is the parsed event (a few KiB); anything this large was not written here.
+MAX_FILE_BYTES = 16 << 20
+log = logging.getLogger("ichor.spool")
 
 
 class Spool:
     def __init__(self, directory: Path, max_files: int) -> None:
         self.directory = directory
         self.max_files = max_files
-        self._lock = threading.Lock()
+        self.quarantine = directory.with_name(directory.name + "-quarantine")
+        self.quarantined = 0  # files moved aside by this process
+        self._lock = threading.Lock()  # the sequence number and the bound
+        self._draining = threading.Lock()  # one drain at a time; never held by put()
         self._seq = 0
+        self._stuck: set[str] = set()  # bad files that could not even be moved aside
         directory.mkdir(parents=True, exist_ok=True)
 
     def files(self) -> list[Path]:
-        return sorted(p for p in self.directory.iterdir() if p.suffix == ".json")
+        return sorted(
+            p
+            for p in self.directory.iterdir()
+            if p.suffix == ".json" and not p.name.startswith(".") and p.name not in self._stuck
+        )
 
     def __len__(self) -> int:
         return len(self.files())
@@ -57,21 +73,61 @@ class Spool:
         return True
 
     def drain(self, queue: DeliveryQueue) -> int:
-        """Move spooled deliveries into ``queue`` in arrival order; returns how many moved."""
+        """Move spooled deliveries into ``queue`` in arrival order; returns how many moved.
+
+        Returns 0 at once when another drain is running (it will move them).
+        """
+        if not self._draining.acquire(blocking=False):
+            return 0
         moved = 0
-        with self._lock:
+        try:
             files = self.files()
             for start in range(0, len(files), DRAIN_BATCH):
-                batch = files[start : start + DRAIN_BATCH]
-                deliveries = [QueuedDelivery.from_dict(json.loads(p.read_bytes())) for p in batch]
+                batch: list[tuple[Path, QueuedDelivery]] = []
+                for path in files[start : start + DRAIN_BATCH]:
+                    delivery = self._read(path)
+                    if delivery is not None:
+                        batch.append((path, delivery))
+                if not batch:
+                    continue
                 try:
-                    queue.submit_many(deliveries)
+                    queue.submit_many([d for _, d in batch])
                 except QueueUnavailableError:
                     return moved
-                for path in batch:
+                for path, _ in batch:
                     path.unlink(missing_ok=True)
                 moved += len(batch)
+        finally:
+            self._draining.release()
         return moved
+
+    def _read(self, path: Path) -> QueuedDelivery | None:
+        """The delivery in ``path``; None when it is gone or was quarantined."""
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)
+            if len(data) > MAX_FILE_BYTES:
+                raise ValueError(f"over {MAX_FILE_BYTES} bytes")
+            raw = json.loads(data)
+            if not isinstance(raw, dict) or not isinstance(raw.get("event"), dict):
+                raise ValueError("not a spooled delivery")
+            return QueuedDelivery.from_dict(raw)
+        except FileNotFoundError:
+            return None  # drained or removed meanwhile
+        except (OSError, ValueError, KeyError, RecursionError) as exc:
+            self._set_aside(path, exc)
+            return None
+
+    def _set_aside(self, path: Path, why: Exception) -> None:
+        self.quarantined += 1
+        try:
+            self.quarantine.mkdir(exist_ok=True)
+            os.replace(path, self.quarantine / path.name)
+        except OSError as exc:
+            self._stuck.add(path.name)
+            log.error("spool file %s is unreadable (%s) and stays: %s", path.name, why, exc)
+            return
+        log.error("spool file %s is unreadable (%s): moved to %s", path.name, why, self.quarantine)
 
 
 def spool_or_refuse(spool: Spool, deliveries: list[QueuedDelivery]) -> list[Outcome]:

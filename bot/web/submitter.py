@@ -4,6 +4,11 @@ One task on the event loop takes everything pending (up to a batch), drains the 
 so arrival order is kept, and submits the rest in one call. Under load the next batch forms
 while the previous one is in flight; when idle, a single delivery goes through at once. It
 runs on the event loop itself: a thread would contend with the handlers for the GIL.
+
+Every wait on Redis is bounded by ``timeout``: a submit that gets no answer in time is spooled
+(the queue's dedupe settles it if it did arrive), and while a drain of the spool is still in
+flight — a hung Redis holds its thread until the socket times out — new deliveries are
+spooled behind it at once rather than waiting for it.
 """
 
 from __future__ import annotations
@@ -23,12 +28,14 @@ _Pending = tuple[QueuedDelivery, "asyncio.Future[Outcome]"]
 
 
 class Submitter:
-    def __init__(self, queue: DeliveryQueue, spool: Spool) -> None:
+    def __init__(self, queue: DeliveryQueue, spool: Spool, timeout: float) -> None:
         self.queue = queue
         self.spool = spool
+        self.timeout = timeout
         self._pending: asyncio.Queue[_Pending] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._spooled = bool(spool.files())
+        self._drain: asyncio.Future[tuple[int, bool]] | None = None
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="ichor-submitter")
@@ -39,6 +46,7 @@ class Submitter:
         return await future
 
     async def _run(self) -> None:
+        await self._drain_spool()  # what an earlier run left, first (bounded: it may go on)
         while True:
             try:
                 first = await asyncio.wait_for(self._pending.get(), DRAIN_INTERVAL_SECONDS)
@@ -51,27 +59,38 @@ class Submitter:
             await self._submit(batch)
 
     async def _drain_spool(self) -> bool:
-        """True when the spool is empty afterwards."""
+        """True when the spool is empty afterwards (within ``timeout``)."""
         if not self._spooled:
             return True
+        if self._drain is not None and not self._drain.done():
+            return False  # the last drain still waits on Redis: do not queue up behind it
+        self._drain = asyncio.ensure_future(asyncio.to_thread(self._drain_and_look))
         try:
-            moved = await asyncio.to_thread(self.spool.drain, self.queue)
+            moved, left = await asyncio.wait_for(asyncio.shield(self._drain), self.timeout)
+        except TimeoutError:
+            return False
         except Exception:
             log.exception("draining the spool failed")
             return False
         if moved:
             log.info("drained %d spooled deliveries into the queue", moved)
-        self._spooled = bool(self.spool.files())
-        return not self._spooled
+        self._spooled = left
+        return not left
+
+    def _drain_and_look(self) -> tuple[int, bool]:
+        """(deliveries moved, whether any are left); in a thread: disk and synchronous Redis."""
+        moved = self.spool.drain(self.queue)
+        return moved, bool(self.spool.files())
 
     async def _submit(self, batch: list[_Pending]) -> None:
         deliveries = [d for d, _ in batch]
         try:
             if not await self._drain_spool():
                 raise QueueUnavailableError("spool not yet drained")  # keep arrival order
-            outcomes = await self.queue.asubmit_many(deliveries)
-        except QueueUnavailableError as exc:
-            log.warning("queue unavailable (%s): spooling %d deliveries", exc, len(batch))
+            outcomes = await asyncio.wait_for(self.queue.asubmit_many(deliveries), self.timeout)
+        except (QueueUnavailableError, TimeoutError) as exc:
+            why = str(exc) or f"no answer in {self.timeout:g} s"
+            log.warning("queue unavailable (%s): spooling %d deliveries", why, len(batch))
             outcomes = await asyncio.to_thread(spool_or_refuse, self.spool, deliveries)
             self._spooled = True
         except Exception as exc:  # never leave a request hanging
@@ -82,16 +101,6 @@ class Submitter:
         for (_, future), outcome in zip(batch, outcomes, strict=True):
             if not future.done():
                 future.set_result(outcome)
-
-    def drain_now(self) -> int:
-        """Drain the spool from the caller's thread (start-up, before serving)."""
-        try:
-            return self.spool.drain(self.queue)
-        except Exception:
-            log.exception("draining the spool failed")
-            return 0
-        finally:
-            self._spooled = bool(self.spool.files())
 
     async def close(self) -> None:
         if self._task is not None:

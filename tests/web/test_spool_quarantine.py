@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 import uuid
 
+import httpx
 import redis
 
 from tests.web.conftest import OwnRedis, ServeProc
@@ -41,5 +42,6 @@ def test_unreadable_spool_files_are_quarantined(
         "garbage.json",
         "shape.json",
     ]
+    assert "ichor_spool_quarantined_total 4.0" in httpx.get(server.url + "/metrics").text
     assert "garbage.json" in server.log.read_text()
     assert server.post(timeout=5).json()["status"] == "queued"

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from bot.errors import IchorError, UsageError
 from bot.settings import Settings
+
+if TYPE_CHECKING:
+    from bot.web.protocol import ConnectionLimits
 
 
 def redis_location(url: str) -> str:
@@ -20,6 +24,7 @@ def serve(settings: Settings, host: str | None, port: int | None) -> int:
 
     from bot.queueing.factory import build_queue
     from bot.web.app import create_app
+    from bot.web.protocol import protocol_class
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     queue, kind = build_queue(settings)
@@ -33,12 +38,25 @@ def serve(settings: Settings, host: str | None, port: int | None) -> int:
             app,
             host=host or settings.host,
             port=port or settings.port,
+            http=protocol_class(connection_limits(settings)),
+            ws="none",
             log_level="info",
             access_log=False,
         )
     finally:
         queue.close()
     return 0
+
+
+def connection_limits(settings: Settings) -> ConnectionLimits:
+    from bot.web.protocol import ConnectionLimits
+
+    return ConnectionLimits(
+        max_header_bytes=settings.max_header_bytes,
+        header_timeout=settings.header_timeout_seconds,
+        body_timeout=settings.body_timeout_seconds,
+        max_connections=settings.max_connections,
+    )
 
 
 def work(settings: Settings, *, burst: bool = False) -> int:

@@ -37,6 +37,9 @@ class Spool:
         self._seq = 0
         self._stuck: set[str] = set()  # bad files that could not even be moved aside
         directory.mkdir(parents=True, exist_ok=True)
+        # Files held, kept in step by put and drain (and recounted by each drain), so the
+        # bound costs no directory listing per delivery.
+        self._count = len(self.files())
 
     def files(self) -> list[Path]:
         return sorted(
@@ -49,28 +52,41 @@ class Spool:
         return len(self.files())
 
     def put(self, delivery: QueuedDelivery) -> bool:
-        """Keep one delivery; False when the spool is full."""
+        """Keep one delivery; False when the spool is full or the disk refuses it."""
         with self._lock:
-            if len(self) >= self.max_files:
+            if self._count >= self.max_files:
                 return False
+            self._count += 1
             self._seq += 1
             name = f"{time.time_ns():020d}-{self._seq:06d}-{delivery.job_id}.json"
         path = self.directory / name
         tmp = self.directory / f".{name}.tmp"
-        data = json.dumps(delivery.to_dict()).encode()
+        try:
+            self._write(tmp, json.dumps(delivery.to_dict()).encode())
+            tmp.replace(path)
+            dir_fd = os.open(self.directory, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+        except OSError as exc:  # a full or failing disk: refused (503)
+            log.error("cannot spool %s: %s", delivery.job_id, exc)
+            tmp.unlink(missing_ok=True)
+            with self._lock:
+                self._count -= 1
+            return False
+        return True
+
+    @staticmethod
+    def _write(tmp: Path, data: bytes) -> None:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            os.write(fd, data)
+            view = memoryview(data)
+            while view:  # a write may be short
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         finally:
             os.close(fd)
-        tmp.replace(path)
-        dir_fd = os.open(self.directory, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-        return True
 
     def drain(self, queue: DeliveryQueue) -> int:
         """Move spooled deliveries into ``queue`` in arrival order; returns how many moved.
@@ -82,6 +98,8 @@ class Spool:
         moved = 0
         try:
             files = self.files()
+            with self._lock:
+                self._count = len(files)
             for start in range(0, len(files), DRAIN_BATCH):
                 batch: list[tuple[Path, QueuedDelivery]] = []
                 for path in files[start : start + DRAIN_BATCH]:
@@ -97,6 +115,8 @@ class Spool:
                 for path, _ in batch:
                     path.unlink(missing_ok=True)
                 moved += len(batch)
+                with self._lock:
+                    self._count -= len(batch)
         finally:
             self._draining.release()
         return moved
@@ -120,6 +140,8 @@ class Spool:
 
     def _set_aside(self, path: Path, why: Exception) -> None:
         self.quarantined += 1
+        with self._lock:
+            self._count -= 1  # moved aside or ignored from now on: either way not held
         try:
             self.quarantine.mkdir(exist_ok=True)
             os.replace(path, self.quarantine / path.name)

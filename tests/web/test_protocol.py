@@ -143,3 +143,31 @@ def test_a_trailing_space_in_the_signature_header_verifies(serve_process: ServeP
         sock.sendall(head.encode() + body)
         answer = read_until_closed(sock)
     assert answer.startswith(b"HTTP/1.1 202 "), answer[:300]
+
+
+def test_when_every_connection_is_busy_a_new_one_is_refused(serve_process: ServeProc) -> None:
+    server = serve_process(max_connections=5, body_timeout_seconds=60)
+    busy = []
+    try:
+        for _ in range(5):  # a whole head, then a body that does not come: being read
+            sock = connect(server)
+            busy.append(sock)
+            sock.sendall(
+                b"POST /webhooks/github HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n"
+                b"Expect: 100-continue\r\n\r\n"
+            )
+            # Sent when the handler starts reading the body: the connection is busy now.
+            assert sock.recv(100).startswith(b"HTTP/1.1 100 ")
+        with connect(server) as extra:
+            extra.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            answer = read_until_closed(extra)
+        assert answer.startswith(b"HTTP/1.1 503 "), answer[:100]
+    finally:
+        for sock in busy:
+            sock.close()
+    for _ in range(100):  # room again once they are gone
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(server.url + "/healthz", timeout=5).status_code == 200:
+                return
+        time.sleep(0.05)
+    raise AssertionError("no room after the busy connections closed")

@@ -53,6 +53,7 @@ def connection_limits(settings: Settings) -> ConnectionLimits:
 
     return ConnectionLimits(
         max_header_bytes=settings.max_header_bytes,
+        max_body_bytes=settings.max_body_bytes,
         header_timeout=settings.header_timeout_seconds,
         body_timeout=settings.body_timeout_seconds,
         max_connections=settings.max_connections,

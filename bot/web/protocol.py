@@ -4,7 +4,9 @@ httptools accumulates a header line by concatenation and uvicorn sets no limit, 
 connection sending an endless header costs quadratic CPU; uvicorn also never closes a
 connection that sends nothing, or sends a byte now and then. This subclass, per connection:
 
-- stops feeding the parser once a request's head passes ``max_header_bytes`` (431, closed);
+- stops feeding the parser once a request's head passes ``max_header_bytes`` (431, closed),
+  and once what follows the head (body, chunk framing, trailers — whose lines httptools also
+  grows by concatenation) passes twice ``max_body_bytes`` plus that (413, closed);
 - closes a connection whose request head is not complete within ``header_timeout`` of its
   first byte (or of the connection, for one that sends nothing), and one whose body is not
   complete within ``body_timeout`` of its head (408 when nothing was answered yet);
@@ -20,12 +22,13 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 
 
 @dataclass(frozen=True, slots=True)
 class ConnectionLimits:
     max_header_bytes: int
+    max_body_bytes: int
     header_timeout: float
     body_timeout: float
     max_connections: int
@@ -41,7 +44,10 @@ def _answer(status: bytes, message: bytes) -> bytes:
     )
 
 
-TOO_LARGE = _answer(b"431 Request Header Fields Too Large", b"request head over the size limit\n")
+HEAD_TOO_LARGE = _answer(
+    b"431 Request Header Fields Too Large", b"request head over the size limit\n"
+)
+TOO_LARGE = _answer(b"413 Content Too Large", b"request over the size limit\n")
 TIMED_OUT = _answer(b"408 Request Timeout", b"request not received in time\n")
 BUSY = _answer(b"503 Service Unavailable", b"too many connections\n")
 
@@ -53,6 +59,7 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
         super().__init__(*args, **kwargs)
         self._in_head = True
         self._head_left = self.limits.max_header_bytes
+        self._rest_left = 0
         self._deadline: asyncio.TimerHandle | None = None
         self._waiting_since = 0.0
         self._closed = False
@@ -96,9 +103,16 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
             return
         self._closed = True
         self._disarm()
-        if answer is not None and not self.transport.is_closing():
+        if answer is not None and self._may_answer() and not self.transport.is_closing():
             self.transport.write(answer)
         self.transport.close()
+
+    def _may_answer(self) -> bool:
+        """Whether an answer now would be the only one to the request being read."""
+        cycle: RequestResponseCycle | None = self.cycle  # None until a first head is read
+        if cycle is None:
+            return True
+        return cycle.response_complete if self._in_head else not cycle.response_started
 
     # -- timers --------------------------------------------------------------------------------
     def _arm(self, seconds: float) -> None:
@@ -112,8 +126,7 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
 
     def _timed_out(self) -> None:
         self._deadline = None
-        answered = self.cycle is not None and self.cycle.response_started
-        self._close(None if answered else TIMED_OUT)
+        self._close(TIMED_OUT)
 
     # -- reading -------------------------------------------------------------------------------
     def data_received(self, data: bytes) -> None:
@@ -123,12 +136,16 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
         # one header's length. Outside a head (bodies), data goes to the parser whole.
         while data and self._in_head and not self._closed:
             if self._head_left <= 0:
-                self._close(TOO_LARGE)
+                self._close(HEAD_TOO_LARGE)
                 return
             piece, data = data[: self._head_left], data[self._head_left :]
             self._head_left -= len(piece)
             super().data_received(piece)
         if data and not self._closed:
+            self._rest_left -= len(data)
+            if self._rest_left < 0:
+                self._close(TOO_LARGE)
+                return
             super().data_received(data)
 
     def timeout_keep_alive_handler(self) -> None:
@@ -142,6 +159,7 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self._in_head = False
+        self._rest_left = 2 * self.limits.max_body_bytes + self.limits.max_header_bytes
         self._arm(self.limits.body_timeout)
         super().on_headers_complete()
 

@@ -171,3 +171,19 @@ def test_when_every_connection_is_busy_a_new_one_is_refused(serve_process: Serve
                 return
         time.sleep(0.05)
     raise AssertionError("no room after the busy connections closed")
+
+
+def test_an_endless_trailer_is_cut_off(serve_process: ServeProc) -> None:
+    server = serve_process(max_body_bytes=256 << 10)
+    with connect(server) as sock:
+        sock.sendall(
+            b"POST /webhooks/github HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+            b"2\r\n{}\r\n0\r\nX-Trailer: "
+        )
+        # Trailer lines grow by concatenation too; past the bound for what follows a head
+        # (twice the body limit and a head) the server stops reading.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            for _ in range(12):
+                sock.sendall(b"t" * (64 << 10))
+        answer = read_until_closed(sock)
+    assert answer.startswith(b"HTTP/1.1 413 "), answer[:100]

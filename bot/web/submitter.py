@@ -6,9 +6,10 @@ while the previous one is in flight; when idle, a single delivery goes through a
 runs on the event loop itself: a thread would contend with the handlers for the GIL.
 
 Every wait on Redis is bounded by ``timeout``: a submit that gets no answer in time is spooled
-(the queue's dedupe settles it if it did arrive), and while a drain of the spool is still in
-flight — a hung Redis holds its thread until the socket times out — new deliveries are
-spooled behind it at once rather than waiting for it.
+(the queue's dedupe settles it if it did arrive). After a failure, deliveries are spooled at
+once, without waiting on Redis, for the next ``DRAIN_INTERVAL_SECONDS``; then one batch tries
+again (a drain of the spool first, to keep arrival order). A drain still in flight — a hung
+Redis holds its thread until the socket times out — is never waited for twice.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class Submitter:
         self._task: asyncio.Task[None] | None = None
         self._spooled = bool(spool.files())
         self._drain: asyncio.Future[tuple[int, bool]] | None = None
+        self._down_until = 0.0  # loop time before which Redis is not waited on
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="ichor-submitter")
@@ -68,9 +70,11 @@ class Submitter:
         try:
             moved, left = await asyncio.wait_for(asyncio.shield(self._drain), self.timeout)
         except TimeoutError:
+            self._set_down()
             return False
         except Exception:
             log.exception("draining the spool failed")
+            self._set_down()
             return False
         if moved:
             log.info("drained %d spooled deliveries into the queue", moved)
@@ -82,15 +86,23 @@ class Submitter:
         moved = self.spool.drain(self.queue)
         return moved, bool(self.spool.files())
 
+    def _set_down(self) -> None:
+        self._down_until = asyncio.get_running_loop().time() + DRAIN_INTERVAL_SECONDS
+
     async def _submit(self, batch: list[_Pending]) -> None:
         deliveries = [d for d, _ in batch]
+        resting = asyncio.get_running_loop().time() < self._down_until
         try:
+            if resting:
+                raise QueueUnavailableError("it failed moments ago")
             if not await self._drain_spool():
                 raise QueueUnavailableError("spool not yet drained")  # keep arrival order
             outcomes = await asyncio.wait_for(self.queue.asubmit_many(deliveries), self.timeout)
         except (QueueUnavailableError, TimeoutError) as exc:
-            why = str(exc) or f"no answer in {self.timeout:g} s"
-            log.warning("queue unavailable (%s): spooling %d deliveries", why, len(batch))
+            if not resting:  # once per try, not for every batch spooled behind it
+                why = str(exc) or f"no answer in {self.timeout:g} s"
+                log.warning("queue unavailable (%s): spooling %d deliveries", why, len(batch))
+                self._set_down()
             outcomes = await asyncio.to_thread(spool_or_refuse, self.spool, deliveries)
             self._spooled = True
         except Exception as exc:  # never leave a request hanging

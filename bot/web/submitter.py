@@ -97,7 +97,8 @@ class Submitter:
                 raise QueueUnavailableError("it failed moments ago")
             if not await self._drain_spool():
                 raise QueueUnavailableError("spool not yet drained")  # keep arrival order
-            outcomes = await asyncio.wait_for(self.queue.asubmit_many(deliveries), self.timeout)
+            async with asyncio.timeout(self.timeout):  # no task per batch, unlike wait_for
+                outcomes = await self.queue.asubmit_many(deliveries)
         except (QueueUnavailableError, TimeoutError) as exc:
             if not resting:  # once per try, not for every batch spooled behind it
                 why = str(exc) or f"no answer in {self.timeout:g} s"

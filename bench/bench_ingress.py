@@ -2,8 +2,10 @@
 
 32 connections for 10 s (``--seconds``), every delivery with a unique id, from a bundled
 asyncio client (keep-alive HTTP/1.1 over raw sockets, so the client is not the bottleneck).
-Two servers, measured in the same run: (a) a bare endpoint that only reads the body and
-answers 202, and (b) the real path, ``ichor-bot serve`` with RQ on a Redis of its own.
+Three servers, measured in the same run: (a) a bare endpoint that only reads the body and
+answers 202, (a2) the same endpoint under the connection limits ``ichor-bot serve`` runs with
+(header size, read timeouts, connection bound), so their cost is a ratio to (a), and (b) the
+real path, ``ichor-bot serve`` with RQ on a Redis of its own.
 """
 
 from __future__ import annotations
@@ -35,6 +37,17 @@ async def hook(request):
     await request.body()
     return Response(b'{"status":"queued"}', status_code=202, media_type="application/json")
 app = Starlette(routes=[Route("/webhooks/github", hook, methods=["POST"])])
+"""
+BARE_LIMITED = """
+import sys
+import uvicorn
+from bare_app import app
+from bot.processes import connection_limits
+from bot.settings import Settings
+from bot.web.protocol import protocol_class
+limits = connection_limits(Settings())
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), http=protocol_class(limits),
+            log_level="warning", access_log=False)
 """
 
 
@@ -167,6 +180,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="Ichor Bot ingress benchmark")
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--ab-rounds", type=int, default=6)
+    parser.add_argument("--ab-seconds", type=float, default=3.0)
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory(prefix="ichor-ingress-") as tmp:
@@ -185,6 +200,13 @@ def main() -> int:
                 "--no-access-log",
             ],
             cwd=tmp,
+        )
+        limited_port = free_port()
+        (Path(tmp) / "bare_limited.py").write_text(BARE_LIMITED)
+        limited = subprocess.Popen(
+            [sys.executable, "bare_limited.py", str(limited_port)],
+            cwd=tmp,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join([tmp, str(ROOT)])},
         )
         redis_port = free_port()
         redis_proc = subprocess.Popen(
@@ -213,8 +235,15 @@ def main() -> int:
             env=env,
             stderr=subprocess.DEVNULL,
         )
+        servers = (
+            (bare_port, "(a) bare endpoint"),
+            (limited_port, "(a2) bare, with limits"),
+            (real_port, "(b) real path"),
+        )
+        rates: list[float] = []
+        ratios: list[float] = []
         try:
-            for port, name in ((bare_port, "(a) bare endpoint"), (real_port, "(b) real path")):
+            for port, name in servers:
                 wait_port(port)
                 if shutil.which("wrk"):
                     rate, p50, p99, bad = measure_wrk(
@@ -224,15 +253,26 @@ def main() -> int:
                 else:
                     rate, p50, p99, codes = measure(port, args.seconds, args.connections)
                     answers = f"bundled client; {codes}"
+                rates.append(rate)
                 rows.append((name, f"{rate:,.0f}/s", f"{p50:.1f} ms", f"{p99:.1f} ms", answers))
+            # The limits' cost is small next to the noise of a shared machine: alternate
+            # short runs of (a) and (a2) and take the median of their ratios.
+            for round_ in range(args.ab_rounds):
+                pair = [bare_port, limited_port][:: 1 if round_ % 2 else -1]
+                got = {p: measure(p, args.ab_seconds, args.connections)[0] for p in pair}
+                ratios.append(got[limited_port] / got[bare_port])
         finally:
-            for proc in (bare, real, redis_proc):
+            for proc in (bare, limited, real, redis_proc):
                 proc.terminate()
                 proc.wait(timeout=10)
     header = ("server", "deliveries", "p50", "p99", "answers")
     widths = [max(len(r[i]) for r in (header, *rows)) for i in range(5)]
     for row in (header, tuple("-" * w for w in widths), *rows):
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    print(f"real path: (b)/(a) = {rates[2] / rates[0]:.2f}")
+    if ratios:
+        rounds = ", ".join(f"{r:.2f}" for r in ratios)
+        print(f"limits: (a2)/(a) = {statistics.median(ratios):.2f} (median of {rounds})")
     return 0
 
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 import errno
 import logging
 import socket
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from bot.errors import IchorError, UsageError
 from bot.settings import Settings
+
+if TYPE_CHECKING:
+    from bot.web.protocol import ConnectionLimits
 
 
 def redis_location(url: str) -> str:
@@ -54,6 +58,7 @@ def serve(settings: Settings, host: str | None, port: int | None) -> int:
 
     from bot.queueing.factory import build_queue
     from bot.web.app import create_app
+    from bot.web.protocol import protocol_class
 
     host = host or settings.host
     port = port or settings.port
@@ -71,11 +76,31 @@ def serve(settings: Settings, host: str | None, port: int | None) -> int:
             app = create_app(
                 settings, queue, queue_kind=kind, redis_configured=bool(settings.redis_url)
             )
-            config = uvicorn.Config(app, host=host, port=port, log_level="info", access_log=False)
+            config = uvicorn.Config(
+                app,
+                host=host,
+                port=port,
+                http=protocol_class(connection_limits(settings)),
+                ws="none",
+                log_level="info",
+                access_log=False,
+            )
             uvicorn.Server(config).run(sockets=[sock])
         finally:
             queue.close()
     return 0
+
+
+def connection_limits(settings: Settings) -> ConnectionLimits:
+    from bot.web.protocol import ConnectionLimits
+
+    return ConnectionLimits(
+        max_header_bytes=settings.max_header_bytes,
+        max_body_bytes=settings.max_body_bytes,
+        header_timeout=settings.header_timeout_seconds,
+        body_timeout=settings.body_timeout_seconds,
+        max_connections=settings.max_connections,
+    )
 
 
 def work(settings: Settings, *, burst: bool = False) -> int:

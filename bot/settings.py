@@ -8,6 +8,8 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_MAX_BODY_BYTES = 25 << 20
+DEFAULT_BODY_BUDGET_BYTES = 64 << 20
+DEFAULT_MAX_HEADER_BYTES = 64 << 10
 
 
 class Settings(BaseSettings):
@@ -47,6 +49,20 @@ class Settings(BaseSettings):
     # hands out a new app's private key to whoever completes it.
     setup_enabled: bool = False
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    # All request bodies held at once, together (never less than one body of the limit).
+    body_budget_bytes: int = DEFAULT_BODY_BUDGET_BYTES
+    # One request's line and headers; a request head slower than the header timeout (from
+    # its first byte, or from the connection for the first request), or a body slower than
+    # the body timeout, closes the connection. Past max_connections, the connection idle
+    # longest is closed to make room.
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
+    header_timeout_seconds: float = 10.0
+    body_timeout_seconds: float = 60.0
+    max_connections: int = 500
+    # How long a request waits on Redis: then a delivery is spooled, a page shows "unknown".
+    redis_timeout_seconds: float = 0.5
+    # "user:password": basic auth on the status page and /metrics (not probes or webhooks).
+    status_auth: str | None = Field(default=None, repr=False)
     spool_max_files: int = 10_000
     queue_name: str = "ichor"
     host: str = "127.0.0.1"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,21 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_split_secrets() -> None:
     assert split_secrets(None) == ()
     assert split_secrets("a,,b , c") == ("a", "b", "c")
+
+
+def test_web_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.startswith("ICHOR_"):
+            monkeypatch.delenv(name)
+    settings = Settings()
+    assert settings.max_header_bytes == 64 << 10
+    assert settings.body_budget_bytes == 64 << 20
+    assert (settings.header_timeout_seconds, settings.body_timeout_seconds) == (10.0, 60.0)
+    assert settings.max_connections == 500
+    assert settings.redis_timeout_seconds == 0.5
+    assert settings.status_auth is None
+    monkeypatch.setenv("ICHOR_STATUS_AUTH", "ops:s3cret")
+    monkeypatch.setenv("ICHOR_MAX_CONNECTIONS", "50")
+    loaded = load_settings()
+    assert loaded.max_connections == 50 and loaded.status_auth == "ops:s3cret"
+    assert "s3cret" not in repr(loaded)

@@ -1,9 +1,11 @@
 """The Starlette app: verify the raw body, parse, dedupe, enqueue — and nothing slower.
 
 Order matters: nothing is parsed before the signature is verified (401), a body over the limit
-is refused before it is read whole (413), malformed JSON is 400, an event the bot does not act
-on is answered 200 and not queued, a duplicate is 200, a queued delivery 202, and only when
-the queue is down and the spool full is the answer 503.
+is refused before it is read whole (413), one that does not fit in the budget for bodies in
+flight is 503, malformed JSON is 400, an event the bot does not act on is answered 200 and
+not queued, a duplicate is 200, a queued delivery 202, and only when the queue is down and
+the spool full is the answer 503. No handler waits on Redis longer than
+``redis_timeout_seconds``: a delivery is spooled, a page shows what it could look up.
 """
 
 from __future__ import annotations
@@ -16,16 +18,19 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from starlette.applications import Starlette
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from bot.queueing.base import DeliveryQueue, Outcome, QueuedDelivery
 from bot.queueing.spool import Spool
 from bot.settings import Settings, split_secrets
+from bot.web.auth import BasicAuth, StatusAuthMiddleware
+from bot.web.body import BodyBudget, BodyRefusal, limited_body
 from bot.web.metrics import CONTENT_TYPE, Metrics
+from bot.web.offloop import OffLoop
 from bot.web.setup_github import setup_routes
-from bot.web.status import DeliveryRecord, RecentDeliveries, render_status
+from bot.web.status import DeliveryRecord, JobLooks, RecentDeliveries, render_status
 from bot.web.submitter import Submitter
 from bot.webhooks import (
     Forge,
@@ -50,8 +55,11 @@ _STATUS = {
 Verifier = Callable[[bytes, Mapping[str, str]], Verification]
 
 
-class _TooLarge(Exception):
-    pass
+_REFUSED = {
+    BodyRefusal.TOO_LARGE: (413, "too-large"),
+    BodyRefusal.NO_BUDGET: (503, "busy"),
+    BodyRefusal.DISCONNECTED: (400, "disconnected"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,20 +91,6 @@ class Verifiers:
         return [f.value for f in Forge if not getattr(self, f.value)]
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise _TooLarge
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise _TooLarge
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def create_app(
     settings: Settings,
     queue: DeliveryQueue,
@@ -106,9 +100,12 @@ def create_app(
 ) -> Starlette:
     verifiers = Verifiers.from_settings(settings)
     spool = Spool(settings.data_dir / "spool", settings.spool_max_files)
-    metrics = Metrics(queue.depth, queue.states)
+    metrics = Metrics(lambda: spool.quarantined)
     recent = RecentDeliveries()
     submitter: list[Submitter] = []
+    budget = BodyBudget(max(settings.body_budget_bytes, settings.max_body_bytes))
+    looks = OffLoop(settings.redis_timeout_seconds)
+    auth = BasicAuth.parse(settings.status_auth) if settings.status_auth else None
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -118,11 +115,8 @@ def create_app(
                 forge,
                 forge.upper(),
             )
-        submitter.append(Submitter(queue, spool))
-        moved = submitter[0].drain_now()
-        if moved:
-            log.info("drained %d spooled deliveries at start-up", moved)
-        submitter[0].start()
+        submitter.append(Submitter(queue, spool, settings.redis_timeout_seconds))
+        submitter[0].start()  # drains what an earlier run spooled, before anything new
         # Everything alive now (modules, tables) lives as long as the process: keep it out of
         # the collector's full passes, which otherwise show up as latency spikes under load.
         gc.freeze()
@@ -130,6 +124,7 @@ def create_app(
             yield
         finally:
             await submitter[0].close()
+            looks.close()
 
     async def webhook(request: Request) -> Response:
         forge = Forge(request.scope["path"].rsplit("/", 1)[-1])  # .url builds a whole URL
@@ -140,12 +135,14 @@ def create_app(
         return response
 
     async def _handle(forge: Forge, request: Request) -> tuple[Response, str, str]:
-        try:
-            body = await _read_body(request, settings.max_body_bytes)
-        except _TooLarge:
-            return _json(413, "body over the size limit"), "-", "too-large"
-        except ClientDisconnect:
-            return _json(400, "client disconnected"), "-", "disconnected"
+        # The body's bytes stay counted in the budget until it is parsed and handed over.
+        async with limited_body(request, settings.max_body_bytes, budget) as body:
+            if isinstance(body, BodyRefusal):
+                status, outcome = _REFUSED[body]
+                return _json(status, body.value), "-", outcome
+            return await _accept(forge, request, body)
+
+    async def _accept(forge: Forge, request: Request, body: bytes) -> tuple[Response, str, str]:
         headers = request.headers  # case-insensitive; lower-case keys when iterated
         verification = verifiers.verify(forge, body, headers)
         if not verification.ok:
@@ -187,16 +184,24 @@ def create_app(
         return PlainTextResponse("ok\n")
 
     async def readyz(request: Request) -> Response:
-        if redis_configured and not queue.ping():
+        if redis_configured and not await looks.call(queue.ping, False):
             return PlainTextResponse("redis unreachable\n", status_code=503)
         return PlainTextResponse("ready\n")
 
     async def metrics_endpoint(request: Request) -> Response:
-        return Response(metrics.render(), media_type=CONTENT_TYPE)
+        unknown: tuple[int, dict[str, int]] = (-1, {})
+        depth, states = await looks.call(lambda: (queue.depth(), queue.states()), unknown)
+        return Response(metrics.render(depth, states), media_type=CONTENT_TYPE)
 
     async def status_page(request: Request) -> Response:
+        records = list(recent)
+        job_ids = [r.job_id for r in records if r.job_id]
+        found = JobLooks()
+        # On timeout the page shows what was found so far; the thread stops soon after.
+        await looks.call(lambda: found.fill(queue, job_ids), found)
+        found.stop.set()
         page = render_status(
-            recent, queue.job_state, queue.job_result, queue_kind=queue_kind, depth=queue.depth()
+            records, found.state, found.result, queue_kind=queue_kind, depth=found.depth
         )
         return HTMLResponse(page)
 
@@ -209,6 +214,8 @@ def create_app(
         *setup_routes(settings),  # empty unless ICHOR_SETUP_ENABLED
     ]
     app = Starlette(routes=list(routes), lifespan=lifespan)
+    if auth is not None:
+        app.add_middleware(StatusAuthMiddleware, auth=auth)
     app.state.spool = spool
     app.state.recent = recent
     return app

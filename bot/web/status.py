@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import html
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,40 @@ class RecentDeliveries:
 
     def __iter__(self) -> Iterator[DeliveryRecord]:
         return reversed(self._items)
+
+
+class JobSource(Protocol):
+    def job_state(self, job_id: str) -> str | None: ...
+
+    def job_result(self, job_id: str) -> Any: ...
+
+    def depth(self) -> int: ...
+
+
+@dataclass
+class JobLooks:
+    """What the page shows of the queue, filled from a thread; what is missing is unknown."""
+
+    depth: int = -1
+    jobs: dict[str, tuple[str | None, Any]] = field(default_factory=dict)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def fill(self, queue: JobSource, job_ids: Iterable[str]) -> JobLooks:
+        """Look everything up, in order, until :attr:`stop` is set (blocking: in a thread)."""
+        self.depth = queue.depth()
+        for job_id in job_ids:
+            if self.stop.is_set():
+                break
+            state = queue.job_state(job_id)
+            result = queue.job_result(job_id) if state == "finished" else None
+            self.jobs[job_id] = (state, result)
+        return self
+
+    def state(self, job_id: str) -> str | None:
+        return self.jobs.get(job_id, (None, None))[0]
+
+    def result(self, job_id: str) -> Any:
+        return self.jobs.get(job_id, (None, None))[1]
 
 
 _STYLE = (
@@ -79,7 +114,7 @@ def render_status(
     return (
         "<!doctype html><html><head><meta charset=utf-8><title>Ichor Bot</title>"
         f"<style>{_STYLE}</style></head><body><h1>Ichor Bot</h1>"
-        f"<p>queue: {html.escape(queue_kind)}, {depth} waiting</p>"
+        f"<p>queue: {html.escape(queue_kind)}, {depth if depth >= 0 else 'unknown'} waiting</p>"
         f"<table><tr>{head}</tr>\n{body}</table></body></html>"
     )
 

@@ -6,8 +6,10 @@ configured secret is tried, so timing tells neither whether nor which secret mat
 ``Verification.reason`` says what failed and never contains a secret or a signature.
 
 ``headers`` must have lower-case keys (the caller lower-cases, or passes a case-insensitive
-mapping such as Starlette's ``Headers``). There is no clock here: GitLab's signed timestamp is
-checked against ``now`` only when the caller passes it.
+mapping such as Starlette's ``Headers``). Values are trimmed of spaces and tabs at both ends:
+they are not part of a field value (RFC 9110), and HTTP parsers differ in which end they trim.
+There is no clock here: GitLab's signed timestamp is checked against ``now`` only when the
+caller passes it.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ def verify_github(
     keys = _keys(secrets)
     if not keys:
         return _fail("no secret configured for github")
-    header = headers.get("x-hub-signature-256")
+    header = _field(headers, "x-hub-signature-256")
     if header is None:
         return _fail("missing X-Hub-Signature-256 (no secret set on the hook?)")
     if not header:
@@ -59,9 +61,9 @@ def verify_gitea(
     if not keys:
         return _fail("no secret configured for gitea")
     name = "X-Forgejo-Signature"
-    header = headers.get("x-forgejo-signature")
+    header = _field(headers, "x-forgejo-signature")
     if header is None:
-        name, header = "X-Gitea-Signature", headers.get("x-gitea-signature")
+        name, header = "X-Gitea-Signature", _field(headers, "x-gitea-signature")
     if header is None:
         return _fail("missing X-Gitea-Signature / X-Forgejo-Signature")
     if not header:
@@ -93,7 +95,7 @@ def verify_gitlab(
     if not tokens and not signing:
         return _fail("no secret configured for gitlab")
     if tokens:
-        token = headers.get("x-gitlab-token")
+        token = _field(headers, "x-gitlab-token")
         if token is None:
             return _fail("missing X-Gitlab-Token (no secret token set on the hook?)")
         if not token:
@@ -117,9 +119,9 @@ def _gitlab_signature(
     tolerance: float,
 ) -> str | None:
     """What is wrong with the signature, or None when it is valid."""
-    webhook_id = headers.get("webhook-id") or ""
-    timestamp = headers.get("webhook-timestamp") or ""
-    signature = headers.get("webhook-signature") or ""
+    webhook_id = _field(headers, "webhook-id") or ""
+    timestamp = _field(headers, "webhook-timestamp") or ""
+    signature = _field(headers, "webhook-signature") or ""
     named = (
         ("webhook-id", webhook_id),
         ("webhook-timestamp", timestamp),
@@ -144,6 +146,11 @@ def _gitlab_signature(
     signed = _bytes(f"{webhook_id}.{timestamp}.") + body
     expected = [hmac.new(key, signed, hashlib.sha256).digest() for key in keys]
     return None if _any_equal(expected, given) else _NO_MATCH
+
+
+def _field(headers: Mapping[str, str], name: str) -> str | None:
+    value = headers.get(name)
+    return None if value is None else value.strip(" \t")
 
 
 def _signing_key(secret: bytes) -> bytes | None:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -76,7 +79,23 @@ class OwnRedis:
 
     def stop(self) -> None:
         if self.proc is not None:
+            self.proc.send_signal(signal.SIGCONT)  # a paused server cannot act on SIGTERM
             self.proc.terminate()
+            self.proc.wait(timeout=10)
+            self.proc = None
+
+    def pause(self) -> None:
+        """Hang it (SIGSTOP): connections are accepted by the kernel, nothing is answered."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGCONT)
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
             self.proc.wait(timeout=10)
             self.proc = None
 
@@ -188,3 +207,100 @@ def _clean(queue: RedisDeliveryQueue) -> None:
         if keys:
             client.delete(*keys)
         client.srem("rq:queues", queue.queue.key)
+
+
+BIN = Path(sys.executable).parent
+
+
+@dataclass
+class ServeProcess:
+    """A real ``ichor-bot serve`` process on loopback."""
+
+    port: int
+    proc: subprocess.Popen[bytes]
+    data_dir: Path
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def post(
+        self,
+        fixture: str = "pull_request__opened.json",
+        *,
+        delivery: str | None = None,
+        timeout: float = 30,
+    ) -> httpx.Response:
+        data = (FIXTURES / "webhooks" / "github" / fixture).read_bytes()
+        headers = signed_headers(
+            "github", data, fixture.split("__")[0], SECRETS["github"], delivery or str(uuid.uuid4())
+        )
+        headers["Content-Type"] = "application/json"
+        return httpx.post(
+            f"{self.url}/webhooks/github", content=data, headers=headers, timeout=timeout
+        )
+
+    def rss_peak_kib(self) -> int:
+        """The process's peak resident memory (VmHWM), KiB."""
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+        raise AssertionError("no VmHWM")
+
+    def rss_kib(self) -> int:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        raise AssertionError("no VmRSS")
+
+
+ServeProc = Callable[..., ServeProcess]
+
+
+@pytest.fixture
+def serve_process(tmp_path: Path) -> Iterator[ServeProc]:
+    """Start ``ichor-bot serve`` with ``ICHOR_*`` settings given as keyword arguments."""
+    started: list[ServeProcess] = []
+
+    def start(**settings: object) -> ServeProcess:
+        port = free_port()
+        data_dir = tmp_path / f"serve-{len(started)}"
+        data_dir.mkdir(exist_ok=True)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ICHOR_")}
+        env.update(
+            ICHOR_DATA_DIR=str(data_dir),
+            ICHOR_GITHUB_WEBHOOK_SECRET=SECRETS["github"],
+            ICHOR_GITLAB_WEBHOOK_SECRET=SECRETS["gitlab"],
+            ICHOR_GITEA_WEBHOOK_SECRET=SECRETS["gitea"],
+            ICHOR_QUEUE_NAME=f"test-{uuid.uuid4().hex[:12]}",
+            PYTHONUNBUFFERED="1",
+        )
+        env.update({f"ICHOR_{k.upper()}": str(v) for k, v in settings.items()})
+        log = data_dir / "serve.log"
+        with log.open("wb") as out:
+            proc = subprocess.Popen(
+                [str(BIN / "ichor-bot"), "serve", "--port", str(port)],
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        running = ServeProcess(port, proc, data_dir, log)
+        started.append(running)
+        for _ in range(600):
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{running.url}/healthz", timeout=1).status_code == 200:
+                    return running
+            if proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise RuntimeError(f"ichor-bot serve did not start: {log.read_text()[-2000:]}")
+
+    yield start
+    for running in started:
+        running.proc.terminate()
+        try:
+            running.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            running.proc.kill()
+            running.proc.wait()

@@ -42,6 +42,15 @@ def test_github_valid_signature_passes() -> None:
     assert result == Verification(True, "verified")
 
 
+def test_spaces_around_a_signature_are_trimmed_at_both_ends() -> None:
+    digest = hex_hmac(SECRET, BODY)
+    for padded in (f"sha256={digest} ", f" sha256={digest}\t", f"\tsha256={digest}  "):
+        assert verify_github(BODY, github(padded), [SECRET]).ok, repr(padded)
+        assert verify_gitea(BODY, {"x-gitea-signature": f" {digest}\t"}, [SECRET]).ok
+    assert verify_gitlab(BODY, {"x-gitlab-token": f" {SECRET} "}, [SECRET]).ok
+    assert not verify_github(BODY, github(f"sha256= {digest}"), [SECRET]).ok  # inside: no
+
+
 def test_github_accepts_a_bytes_secret_and_upper_case_hex() -> None:
     signature = "sha256=" + hex_hmac(SECRET, BODY).upper()
     assert verify_github(BODY, github(signature), [SECRET.encode()]).ok

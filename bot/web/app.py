@@ -17,15 +17,17 @@ from dataclasses import dataclass
 
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import BaseRoute, Route
 
 from bot.queueing.base import DeliveryQueue, Outcome, QueuedDelivery
 from bot.queueing.spool import Spool
 from bot.settings import Settings, split_secrets
+from bot.web.delivery_log import DeliveryLog
+from bot.web.history import history_store
 from bot.web.metrics import CONTENT_TYPE, Metrics
-from bot.web.status import DeliveryRecord, RecentDeliveries, render_status
 from bot.web.submitter import Submitter
+from bot.web.ui import ui_routes
 from bot.webhooks import (
     Forge,
     Verification,
@@ -106,7 +108,8 @@ def create_app(
     verifiers = Verifiers.from_settings(settings)
     spool = Spool(settings.data_dir / "spool", settings.spool_max_files)
     metrics = Metrics(queue.depth, queue.states)
-    recent = RecentDeliveries()
+    history = history_store(settings.redis_url, settings.data_dir, settings.queue_name)
+    deliveries = DeliveryLog(history)  # what the status page lists, refused deliveries too
     submitter: list[Submitter] = []
 
     @asynccontextmanager
@@ -129,6 +132,8 @@ def create_app(
             yield
         finally:
             await submitter[0].close()
+            await deliveries.flush()
+            history.close()
 
     async def webhook(request: Request) -> Response:
         forge = Forge(request.scope["path"].rsplit("/", 1)[-1])  # .url builds a whole URL
@@ -142,42 +147,49 @@ def create_app(
         try:
             body = await _read_body(request, settings.max_body_bytes)
         except _TooLarge:
+            deliveries.note(forge.value, 413, "too-large", "body over the size limit")
             return _json(413, "body over the size limit"), "-", "too-large"
         except ClientDisconnect:
+            deliveries.note(forge.value, 400, "disconnected", "client disconnected")
             return _json(400, "client disconnected"), "-", "disconnected"
         headers = request.headers  # case-insensitive; lower-case keys when iterated
         verification = verifiers.verify(forge, body, headers)
         if not verification.ok:
             log.warning("%s delivery refused: %s", forge.value, verification.reason)
+            deliveries.note(forge.value, 401, "unauthorized", verification.reason)
             return _json(401, verification.reason), "-", "unauthorized"
         try:
             delivery = parse_delivery(forge, headers, body)
         except WebhookError as exc:
+            deliveries.note(forge.value, 400, "bad-request", str(exc))
             return _json(400, str(exc)), "-", "bad-request"
         name = delivery.event_name
         repo = getattr(getattr(delivery.event, "repo", None), "full_name", "-")
         if not is_actionable(delivery.event):
             reason = getattr(delivery.event, "reason", "pong")
-            recent.add(
-                DeliveryRecord(
-                    time.time(), forge.value, name, repo, delivery.delivery_id, "ignored", None
-                )
+            deliveries.note(
+                forge.value,
+                200,
+                "ignored",
+                reason,
+                event=name,
+                repository=repo,
+                delivery_id=delivery.delivery_id,
             )
             return JSONResponse({"status": "ignored", "reason": reason}), name, "ignored"
         queued = QueuedDelivery(
             forge.value, delivery.delivery_id, name, event_to_dict(delivery.event)
         )
         outcome = await submitter[0].submit(queued)
-        recent.add(
-            DeliveryRecord(
-                time.time(),
-                forge.value,
-                name,
-                repo,
-                delivery.delivery_id,
-                outcome.value,
-                None if outcome is Outcome.UNAVAILABLE else queued.job_id,
-            )
+        deliveries.note(
+            forge.value,
+            _STATUS[outcome],
+            outcome.value,
+            "queue down and spool full" if outcome is Outcome.UNAVAILABLE else "",
+            event=name,
+            repository=repo,
+            delivery_id=delivery.delivery_id,
+            job_id=None if outcome is Outcome.UNAVAILABLE else queued.job_id,
         )
         body_out = {"status": outcome.value, "job": queued.job_id}
         return JSONResponse(body_out, status_code=_STATUS[outcome]), name, outcome.value
@@ -193,22 +205,17 @@ def create_app(
     async def metrics_endpoint(request: Request) -> Response:
         return Response(metrics.render(), media_type=CONTENT_TYPE)
 
-    async def status_page(request: Request) -> Response:
-        page = render_status(
-            recent, queue.job_state, queue.job_result, queue_kind=queue_kind, depth=queue.depth()
-        )
-        return HTMLResponse(page)
-
-    routes: Sequence[Route] = [
+    routes: Sequence[BaseRoute] = [
         *(Route(f"/webhooks/{f.value}", webhook, methods=["POST"]) for f in Forge),
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         Route("/metrics", metrics_endpoint),
-        Route("/", status_page),
+        # The status page, all its routes in one place (basic auth covers them all).
+        *ui_routes(history, queue, deliveries, queue_kind=queue_kind),
     ]
     app = Starlette(routes=list(routes), lifespan=lifespan)
     app.state.spool = spool
-    app.state.recent = recent
+    app.state.history = history
     return app
 
 

@@ -37,6 +37,7 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
+STATIC_FILES = {"status.css": "text/css", "favicon.svg": "image/svg+xml"}
 JOB_STATES = ("queued", "started", "finished", "failed", "scheduled")
 _LATEST_JOBS = 10
 _SHOWN_DELIVERIES = 50
@@ -119,9 +120,12 @@ def ui_routes(
     queue_kind: str,
     timeout: float = 3.0,
 ) -> list[BaseRoute]:
-    """The page's routes: ``/``, ``/checks/<id>`` and ``/static/status.css``."""
+    """The page's routes: ``/``, ``/checks/<id>``, ``/static/<file>`` (and an empty icon)."""
     env = _environment()
-    css = resources.files("bot.web").joinpath("static/status.css").read_bytes()
+    static = {
+        name: (resources.files("bot.web").joinpath("static", name).read_bytes(), media_type)
+        for name, media_type in STATIC_FILES.items()
+    }
 
     async def off_loop(read: Callable[[], Any], default: Any) -> Any:
         try:
@@ -150,12 +154,17 @@ def ui_routes(
             return page("missing.html", status=404)
         return page("check.html", check=entry, pull=pull_url(entry), commit=commit_url(entry))
 
-    async def stylesheet(request: Request) -> Response:
+    async def static_file(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in static:
+            return Response(b"not found\n", 404, headers=SECURITY_HEADERS)
+        content, media_type = static[name]
         headers = {**SECURITY_HEADERS, "Cache-Control": "max-age=300"}
-        return Response(css, media_type="text/css", headers=headers)
+        return Response(content, media_type=media_type, headers=headers)
 
     return [
         Route("/", overview),
         Route("/checks/{check_id}", check_page),
-        Route("/static/status.css", stylesheet),
+        Route("/static/{name}", static_file),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
     ]

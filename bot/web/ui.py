@@ -24,6 +24,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from bot.queueing.base import DeliveryQueue
+from bot.web import markdown
 from bot.web.delivery_log import DeliveryLog
 from bot.web.history import CheckEntry, DeliveryEntry, HistoryStore
 
@@ -152,7 +153,13 @@ def ui_routes(
             entry = await off_loop(lambda: store.check(check_id), None)
         if entry is None:
             return page("missing.html", status=404)
-        return page("check.html", check=entry, pull=pull_url(entry), commit=commit_url(entry))
+        return page(
+            "check.html",
+            check=entry,
+            pull=pull_url(entry),
+            commit=commit_url(entry),
+            summary=markdown.render(entry.summary),
+        )
 
     async def static_file(request: Request) -> Response:
         name = request.path_params["name"]

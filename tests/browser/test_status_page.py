@@ -75,7 +75,9 @@ def test_demo_check_page_shows_the_refused_target_and_the_issue(
     text = " ".join(" ".join(dom.text).split())
     assert "demo/gitops #1" in text
     assert "failure 1 target refused · 1 new issue" in text
-    assert "| prod | <code>clusters/prod</code> | ❌ refused |" in text  # the summary, as text
+    assert "Target Path At head At base New issues On base" in text  # the summary's table
+    assert "prod clusters/prod ❌ refused ✅ accepted 1 0" in text
+    assert "| prod | <code>clusters/prod</code> | ❌ refused |" in text  # and as posted
     assert "clusters/prod/v1/secrets/web/cache-password.yaml 1 failure plaintext-secret" in text
     assert "Secret 'cache-password' is sensitive and stored in plain text" in text
 

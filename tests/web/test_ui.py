@@ -12,7 +12,7 @@ import pytest
 
 from bot.web.history import CheckEntry, FileHistory, RedisHistory
 from bot.web.ui import SECURITY_HEADERS, commit_url, pull_url
-from tests.web.conftest import Running, Serve
+from tests.web.conftest import OwnRedis, Running, Serve
 
 VALID = {"github": "pull_request__synchronize.json"}
 CSP = (
@@ -153,3 +153,14 @@ def test_links_per_forge_and_never_from_other_schemes() -> None:
 
 def _fields(entry: CheckEntry) -> dict[str, object]:
     return {name: getattr(entry, name) for name in entry.__dataclass_fields__}
+
+
+def test_page_and_deliveries_go_on_when_redis_is_down(serve: Serve, own_redis: OwnRedis) -> None:
+    running = serve(redis_url=own_redis.url)
+    own_redis.stop()
+    # The answer never waits on the history: the delivery is spooled, its note dropped.
+    assert running.post("github", VALID["github"]).status_code == 202
+    page = _page(running)
+    assert page.status_code == 200
+    assert "history unavailable: ConnectionError" in page.text
+    assert "No check posted yet." in page.text

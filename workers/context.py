@@ -23,6 +23,7 @@ from bot.forges.base import Forge, RepoHandle
 from bot.forges.local import LocalForge, repository_path
 from bot.queueing.base import PullState
 from bot.settings import Settings, load_settings
+from bot.web.history import CheckRecorder, history_store
 
 if TYPE_CHECKING:  # imported for real inside _store, on first use
     from bot.gitstore import GitStore
@@ -36,6 +37,7 @@ class WorkerContext:
     settings: Settings
     pulls: PullState | None
     cache: FactsCache
+    history: CheckRecorder | None = None
     _stores: dict[str, GitStore] = field(default_factory=dict)
     _local: threading.local = field(default_factory=threading.local)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -109,8 +111,14 @@ def configure(settings: Settings, pulls: PullState | None) -> WorkerContext:
     global _CONTEXT
     cache = LayeredFactsCache(MemoryFactsCache(), DirectoryFactsCache(settings.data_dir / "facts"))
     with _CONTEXT_LOCK:
-        _CONTEXT = WorkerContext(settings, pulls, cache)
+        _CONTEXT = WorkerContext(settings, pulls, cache, _history(settings))
         return _CONTEXT
+
+
+def _history(settings: Settings) -> CheckRecorder:
+    """Checks kept for the status page where the web process reads them."""
+    store = history_store(settings.redis_url, settings.data_dir, settings.queue_name)
+    return CheckRecorder(store)
 
 
 def current() -> WorkerContext:

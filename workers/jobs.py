@@ -91,6 +91,7 @@ async def _check(
         line_comments=settings.line_comments,
         line_comment_limit=settings.line_comment_limit,
         memory=context.pulls,
+        history=context.history,
     )
     return await run_check(request, services)
 

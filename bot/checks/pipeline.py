@@ -91,6 +91,21 @@ class CheckRequest:
     base_ref: str | None = None
 
 
+class CheckHistory(Protocol):
+    """Where a posted check is kept for the status page (``bot.web.history.CheckRecorder``);
+    it never raises."""
+
+    def record(
+        self,
+        forge: str,
+        repo: RepoHandle,
+        number: int | None,
+        delivery_id: str,
+        head_sha: str,
+        output: CheckOutput,
+    ) -> None: ...
+
+
 class CheckStatus(enum.StrEnum):
     POSTED = "posted"
     SUPERSEDED = "superseded"
@@ -131,6 +146,7 @@ class CheckServices:
     line_comments: bool = True
     line_comment_limit: int = 30
     memory: PullMemory | None = None
+    history: CheckHistory | None = None
     clock: Callable[[], float] = field(default=time.monotonic)
 
 
@@ -183,6 +199,15 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
             services.details_url,
         )
         output = await publish(forge, publication, comparison, touched_lines, services.memory)
+        if services.history is not None:
+            services.history.record(
+                forge.name,
+                request.repo,
+                request.number,
+                request.external_id,
+                request.head_sha,
+                output,
+            )
     except Exception as exc:
         reason = _reason(exc)
         log.error(
@@ -191,7 +216,7 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
             request.head_sha[:12],
             reason,
         )
-        await _report_failure(forge, request, check, reason)
+        await _report_failure(forge, request, check, reason, services.history)
         if isinstance(exc, TransientForgeError) or not isinstance(exc, IchorError):
             raise  # the queue retries transient failures; a bug should show as a failed job
         return CheckResult(CheckStatus.FAILED, Conclusion.ERROR.value, reason)
@@ -235,17 +260,29 @@ def _reason(exc: BaseException) -> str:
 
 
 async def _report_failure(
-    forge: Forge, request: CheckRequest, check: CheckHandle | None, reason: str
+    forge: Forge,
+    request: CheckRequest,
+    check: CheckHandle | None,
+    reason: str,
+    history: CheckHistory | None,
 ) -> None:
     """Best effort: a check that cannot be completed says so on the forge."""
+    output = error_output(reason, head_sha=request.head_sha)
     with contextlib.suppress(ForgeError):
         if check is None:
             check = await forge.start_check(
                 request.repo, request.head_sha, external_id=request.external_id
             )
-        await forge.complete_check(
-            request.repo, check, error_output(reason, head_sha=request.head_sha)
-        )
+        await forge.complete_check(request.repo, check, output)
+        if history is not None:
+            history.record(
+                forge.name,
+                request.repo,
+                request.number,
+                request.external_id,
+                request.head_sha,
+                output,
+            )
 
 
 def _superseded_output(head_sha: str) -> CheckOutput:

@@ -19,19 +19,21 @@ from dataclasses import dataclass
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import BaseRoute, Route
 
 from bot.queueing.base import DeliveryQueue, Outcome, QueuedDelivery
 from bot.queueing.spool import Spool
 from bot.settings import Settings, split_secrets
 from bot.web.auth import BasicAuth, StatusAuthMiddleware
 from bot.web.body import BodyBudget, BodyRefusal, limited_body
+from bot.web.delivery_log import DeliveryLog
+from bot.web.history import history_store
 from bot.web.metrics import CONTENT_TYPE, Metrics
 from bot.web.offloop import OffLoop
 from bot.web.setup_github import setup_routes
-from bot.web.status import DeliveryRecord, JobLooks, RecentDeliveries, render_status
 from bot.web.submitter import Submitter
+from bot.web.ui import ui_routes
 from bot.webhooks import (
     Forge,
     Verification,
@@ -101,7 +103,9 @@ def create_app(
     verifiers = Verifiers.from_settings(settings)
     spool = Spool(settings.data_dir / "spool", settings.spool_max_files)
     metrics = Metrics(lambda: spool.quarantined)
-    recent = RecentDeliveries()
+    history = history_store(settings.redis_url, settings.data_dir, settings.queue_name)
+    # What the status page lists, refused deliveries too; written no slower than any look-up.
+    deliveries = DeliveryLog(history, timeout=settings.redis_timeout_seconds)
     submitter: list[Submitter] = []
     budget = BodyBudget(max(settings.body_budget_bytes, settings.max_body_bytes))
     looks = OffLoop(settings.redis_timeout_seconds)
@@ -124,6 +128,8 @@ def create_app(
             yield
         finally:
             await submitter[0].close()
+            await deliveries.flush()
+            history.close()
             looks.close()
 
     async def webhook(request: Request) -> Response:
@@ -139,6 +145,7 @@ def create_app(
         async with limited_body(request, settings.max_body_bytes, budget) as body:
             if isinstance(body, BodyRefusal):
                 status, outcome = _REFUSED[body]
+                deliveries.note(forge.value, status, outcome, body.value)
                 return _json(status, body.value), "-", outcome
             return await _accept(forge, request, body)
 
@@ -147,35 +154,40 @@ def create_app(
         verification = verifiers.verify(forge, body, headers)
         if not verification.ok:
             log.warning("%s delivery refused: %s", forge.value, verification.reason)
+            deliveries.note(forge.value, 401, "unauthorized", verification.reason)
             return _json(401, verification.reason), "-", "unauthorized"
         try:
             delivery = parse_delivery(forge, headers, body)
         except WebhookError as exc:
+            deliveries.note(forge.value, 400, "bad-request", str(exc))
             return _json(400, str(exc)), "-", "bad-request"
         name = delivery.event_name
         repo = getattr(getattr(delivery.event, "repo", None), "full_name", "-")
         if not is_actionable(delivery.event):
             reason = getattr(delivery.event, "reason", "pong")
-            recent.add(
-                DeliveryRecord(
-                    time.time(), forge.value, name, repo, delivery.delivery_id, "ignored", None
-                )
+            deliveries.note(
+                forge.value,
+                200,
+                "ignored",
+                reason,
+                event=name,
+                repository=repo,
+                delivery_id=delivery.delivery_id,
             )
             return JSONResponse({"status": "ignored", "reason": reason}), name, "ignored"
         queued = QueuedDelivery(
             forge.value, delivery.delivery_id, name, event_to_dict(delivery.event)
         )
         outcome = await submitter[0].submit(queued)
-        recent.add(
-            DeliveryRecord(
-                time.time(),
-                forge.value,
-                name,
-                repo,
-                delivery.delivery_id,
-                outcome.value,
-                None if outcome is Outcome.UNAVAILABLE else queued.job_id,
-            )
+        deliveries.note(
+            forge.value,
+            _STATUS[outcome],
+            outcome.value,
+            "queue down and spool full" if outcome is Outcome.UNAVAILABLE else "",
+            event=name,
+            repository=repo,
+            delivery_id=delivery.delivery_id,
+            job_id=None if outcome is Outcome.UNAVAILABLE else queued.job_id,
         )
         body_out = {"status": outcome.value, "job": queued.job_id}
         return JSONResponse(body_out, status_code=_STATUS[outcome]), name, outcome.value
@@ -193,31 +205,20 @@ def create_app(
         depth, states = await looks.call(lambda: (queue.depth(), queue.states()), unknown)
         return Response(metrics.render(depth, states), media_type=CONTENT_TYPE)
 
-    async def status_page(request: Request) -> Response:
-        records = list(recent)
-        job_ids = [r.job_id for r in records if r.job_id]
-        found = JobLooks()
-        # On timeout the page shows what was found so far; the thread stops soon after.
-        await looks.call(lambda: found.fill(queue, job_ids), found)
-        found.stop.set()
-        page = render_status(
-            records, found.state, found.result, queue_kind=queue_kind, depth=found.depth
-        )
-        return HTMLResponse(page)
-
-    routes: Sequence[Route] = [
+    routes: Sequence[BaseRoute] = [
         *(Route(f"/webhooks/{f.value}", webhook, methods=["POST"]) for f in Forge),
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         Route("/metrics", metrics_endpoint),
-        Route("/", status_page),
+        # The status page, all its routes in one place (basic auth covers them all).
+        *ui_routes(history, queue, deliveries, queue_kind=queue_kind, looks=looks),
         *setup_routes(settings),  # empty unless ICHOR_SETUP_ENABLED
     ]
     app = Starlette(routes=list(routes), lifespan=lifespan)
     if auth is not None:
         app.add_middleware(StatusAuthMiddleware, auth=auth)
     app.state.spool = spool
-    app.state.recent = recent
+    app.state.history = history
     return app
 
 

@@ -116,6 +116,7 @@ class Bot:
 
     def _cleanup_redis(self) -> None:
         keys = list(self.redis.scan_iter(f"rq:*{self.queue}*", count=1000))
+        keys += list(self.redis.scan_iter(f"ichor:history:{self.queue}:*", count=1000))
         for job in self.deliveries:
             keys += [f"ichor:delivery:{job}", f"rq:job:{job}"]
             keys += list(self.redis.scan_iter(f"rq:results:{job}*"))

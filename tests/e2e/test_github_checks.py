@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.e2e.harness import Bot, WorkerRun, pull_request_payload, running_bot
@@ -133,6 +135,19 @@ def test_b_foreign_file_and_plaintext_secret_fail_with_annotations(scenario: Sce
     assert "staging" in run["output"]["summary"]  # not touched, named as such
     scenario.assert_clean()
     _assert_token_never_leaked(scenario, run_log)
+    _assert_on_the_status_page(scenario, 8, head)
+
+
+def _assert_on_the_status_page(scenario: Scenario, number: int, head: str) -> None:
+    """The worker kept the check in Redis; the web process lists it and what GitHub got."""
+    page = httpx.get(scenario.bot.url + "/", timeout=10).text
+    assert f'/pull/{number}">#{number}</a>' in page
+    assert f'/commit/{head}">{head[:12]}</a>' in page
+    assert "1 target refused · 2 new issues" in page
+    link = re.search(r'href="(/checks/[0-9a-f]{24})"', page)
+    assert link is not None
+    detail = httpx.get(scenario.bot.url + link.group(1), timeout=10).text
+    assert "clusters/prod/v1/secrets/web/db.yaml" in detail and "plaintext-secret" in detail
 
 
 def test_c_issues_already_on_base_are_marked_existing(scenario: Scenario) -> None:

@@ -62,8 +62,12 @@ def test_demo_pull_request_is_checked_on_the_local_forge(tmp_path: Path) -> None
             time.sleep(0.1)
         assert "demo/gitops" in results
         assert "failure: 1 target refused · 1 new issue" in results
-        page = httpx.get(url).text
-        assert "failure: 1 target refused" in page
+        # The status page keeps the check once it is published (just after the result file).
+        page = ""
+        while time.monotonic() < deadline and "1 target refused · 1 new issue" not in page:
+            page = httpx.get(url).text
+            time.sleep(0.1)
+        assert '<span class="verdict failure">failure</span> 1 target refused' in page
     finally:
         web.terminate()
         web.wait(timeout=10)

@@ -204,6 +204,7 @@ def _clean(queue: RedisDeliveryQueue) -> None:
         keys += [marker_key(j) for j in job_ids]
         keys += list(client.scan_iter(match=f"rq:*:{queue.queue.name}*"))
         keys += list(client.scan_iter(match=f"rq:*:{queue.queue.name}"))
+        keys += list(client.scan_iter(match=f"ichor:history:{queue.queue.name}:*"))
         if keys:
             client.delete(*keys)
         client.srem("rq:queues", queue.queue.key)

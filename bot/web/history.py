@@ -1,0 +1,397 @@
+"""What the status page remembers across restarts: deliveries (refused ones too) and the
+latest check of each pull request or commit.
+
+Two stores with one interface: Redis when the bot runs on Redis (the web process records
+deliveries, the worker records checks), and files under the data dir for the in-process queue.
+Both are capped, so a busy or hostile sender cannot grow them without bound. Every method is
+blocking: the web process calls them off its event loop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import redis
+
+from bot.forges.base import CheckOutput, RepoHandle
+
+log = logging.getLogger("ichor.history")
+
+DELIVERY_CAP = 200
+CHECK_CAP = 200
+# A summary is at most what a forge takes (64 KiB); issues past this many are counted only.
+SUMMARY_LIMIT = 65_536
+ISSUE_LIMIT = 200
+_TEXT_LIMIT = 2_000  # one name, title or message
+
+
+def _clip(value: object, limit: int = _TEXT_LIMIT) -> str:
+    text = value if isinstance(value, str) else str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryEntry:
+    """One webhook delivery and how it was answered."""
+
+    at: float
+    forge: str
+    status: int  # the HTTP status answered
+    outcome: str  # queued, duplicate, ignored, unauthorized, too-large, bad-request, ...
+    reason: str = ""  # why it was refused or ignored
+    event: str = "-"
+    repository: str = "-"
+    delivery_id: str = "-"
+    job_id: str | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DeliveryEntry:
+        job = data.get("job_id")
+        return cls(
+            float(data["at"]),
+            _clip(data["forge"]),
+            int(data["status"]),
+            _clip(data["outcome"]),
+            _clip(data.get("reason", "")),
+            _clip(data.get("event", "-")),
+            _clip(data.get("repository", "-")),
+            _clip(data.get("delivery_id", "-")),
+            None if job is None else _clip(job),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class IssueLine:
+    """One annotation as the forge received it."""
+
+    path: str
+    line: int
+    level: str
+    title: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class CheckEntry:
+    """A posted check: the verdict and what the forge was sent (summary and issues)."""
+
+    at: float
+    forge: str  # where it was posted: github, gitlab, gitea, local
+    repository: str
+    number: int | None  # the pull request, or None for a push
+    head_sha: str
+    conclusion: str
+    title: str
+    summary: str  # markdown, exactly as posted (clipped to SUMMARY_LIMIT)
+    issues: tuple[IssueLine, ...] = ()
+    issue_count: int = 0  # all annotations, also those past ISSUE_LIMIT
+    delivery_id: str = ""
+    web_url: str | None = None  # the repository's page on its forge, when it has one
+
+    @property
+    def key(self) -> str:
+        """One entry per pull request (its latest head), or per commit for a push."""
+        if self.number is not None:
+            return f"{self.forge}:{self.repository}:{self.number}"
+        return f"{self.forge}:{self.repository}@{self.head_sha}"
+
+    @property
+    def id(self) -> str:
+        """The key as a URL-safe name for the check's page."""
+        return check_id(self.key)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CheckEntry:
+        number = data.get("number")
+        issues = tuple(
+            IssueLine(
+                _clip(i["path"]),
+                int(i["line"]),
+                _clip(i["level"]),
+                _clip(i["title"]),
+                _clip(i["message"], 4_000),
+            )
+            for i in list(data.get("issues") or [])[:ISSUE_LIMIT]
+        )
+        web = data.get("web_url")
+        return cls(
+            float(data["at"]),
+            _clip(data["forge"]),
+            _clip(data["repository"]),
+            None if number is None else int(number),
+            _clip(data["head_sha"], 64),
+            _clip(data["conclusion"]),
+            _clip(data["title"]),
+            _clip(data["summary"], SUMMARY_LIMIT),
+            issues,
+            int(data.get("issue_count", len(issues))),
+            _clip(data.get("delivery_id", "")),
+            None if web is None else _clip(web),
+        )
+
+
+def _text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def check_id(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+
+
+def _parsed(raw: bytes | str | None, kind: type[DeliveryEntry] | type[CheckEntry]) -> Any:
+    """An entry read back, or None when it does not parse (an older or damaged record)."""
+    if raw is None:
+        return None
+    try:
+        return kind.from_dict(json.loads(raw))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+class HistoryStore(Protocol):
+    def add_deliveries(self, entries: Sequence[DeliveryEntry]) -> None: ...
+
+    def add_check(self, entry: CheckEntry) -> None: ...
+
+    def deliveries(self, limit: int = DELIVERY_CAP) -> list[DeliveryEntry]:
+        """Newest first."""
+        ...
+
+    def checks(self, limit: int = 50) -> list[CheckEntry]:
+        """The latest check of each pull request or commit, newest first."""
+        ...
+
+    def check(self, check_id: str) -> CheckEntry | None: ...
+
+    def close(self) -> None: ...
+
+
+# Store the check, then forget the oldest past the cap, in one round trip.
+_ADD_CHECK = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+local old = redis.call('ZRANGE', KEYS[2], 0, -(tonumber(ARGV[4]) + 1))
+if #old > 0 then
+  redis.call('HDEL', KEYS[1], unpack(old))
+  redis.call('ZREM', KEYS[2], unpack(old))
+end
+"""
+
+
+class RedisHistory:
+    """A capped list of deliveries and a hash of checks ordered by a sorted set."""
+
+    def __init__(self, url: str, namespace: str = "ichor", *, timeout: float = 2.0) -> None:
+        # Short timeouts: a page or a job waits on this at most that long.
+        self.redis = redis.Redis.from_url(
+            url, socket_timeout=timeout, socket_connect_timeout=timeout
+        )
+        self.prefix = f"ichor:history:{namespace}"
+        self._add_check = self.redis.register_script(_ADD_CHECK)
+
+    @property
+    def keys(self) -> tuple[str, str, str]:
+        return (f"{self.prefix}:deliveries", f"{self.prefix}:checks", f"{self.prefix}:order")
+
+    def add_deliveries(self, entries: Sequence[DeliveryEntry]) -> None:
+        if not entries:
+            return
+        key = self.keys[0]
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.lpush(key, *(json.dumps(asdict(e), sort_keys=True) for e in entries))
+        pipe.ltrim(key, 0, DELIVERY_CAP - 1)
+        pipe.execute()
+
+    def add_check(self, entry: CheckEntry) -> None:
+        _, checks, order = self.keys
+        self._add_check(keys=[checks, order], args=[entry.id, entry.to_json(), entry.at, CHECK_CAP])
+
+    def deliveries(self, limit: int = DELIVERY_CAP) -> list[DeliveryEntry]:
+        raw = self.redis.lrange(self.keys[0], 0, max(0, min(limit, DELIVERY_CAP) - 1))
+        return [e for e in (_parsed(r, DeliveryEntry) for r in raw) if e is not None]
+
+    def checks(self, limit: int = 50) -> list[CheckEntry]:
+        _, checks, order = self.keys
+        ids = [_text(i) for i in self.redis.zrevrange(order, 0, max(0, min(limit, CHECK_CAP) - 1))]
+        if not ids:
+            return []
+        raw = self.redis.hmget(checks, ids)
+        return [e for e in (_parsed(r, CheckEntry) for r in raw) if e is not None]
+
+    def check(self, check_id: str) -> CheckEntry | None:
+        entry: CheckEntry | None = _parsed(self.redis.hget(self.keys[1], check_id), CheckEntry)
+        return entry
+
+    def close(self) -> None:
+        self.redis.close()
+
+
+class FileHistory:
+    """The same under a directory: ``deliveries.jsonl`` (appended, compacted past twice the
+    cap) and one JSON file per check, newest by the time inside it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._lock = threading.Lock()
+        self._lines: int | None = None  # lines in deliveries.jsonl, counted on first write
+
+    @property
+    def _deliveries(self) -> Path:
+        return self.root / "deliveries.jsonl"
+
+    @property
+    def _checks(self) -> Path:
+        return self.root / "checks"
+
+    def add_deliveries(self, entries: Sequence[DeliveryEntry]) -> None:
+        if not entries:
+            return
+        lines = "".join(json.dumps(asdict(e), sort_keys=True) + "\n" for e in entries)
+        with self._lock:
+            self.root.mkdir(parents=True, exist_ok=True)
+            if self._lines is None:
+                self._lines = len(self._read_lines())
+            with self._deliveries.open("a", encoding="utf-8") as fh:
+                fh.write(lines)
+            self._lines += len(entries)
+            if self._lines > 2 * DELIVERY_CAP:
+                kept = self._read_lines()[-DELIVERY_CAP:]
+                _write_atomic(self._deliveries, "".join(line + "\n" for line in kept))
+                self._lines = len(kept)
+
+    def _read_lines(self) -> list[str]:
+        try:
+            return self._deliveries.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return []
+
+    def add_check(self, entry: CheckEntry) -> None:
+        with self._lock:
+            _write_atomic(self._checks / f"{entry.id}.json", entry.to_json())
+            files = self._check_files()
+            for _, old in files[CHECK_CAP:]:
+                with contextlib.suppress(OSError):
+                    old.unlink()
+
+    def _check_files(self) -> list[tuple[float, Path]]:
+        """Newest first, by modification time (each file is written once per check)."""
+        try:
+            found = [
+                (e.stat().st_mtime, Path(e.path))
+                for e in os.scandir(self._checks)
+                if e.name.endswith(".json") and e.is_file(follow_symlinks=False)
+            ]
+        except OSError:
+            return []
+        return sorted(found, key=lambda f: f[0], reverse=True)
+
+    def deliveries(self, limit: int = DELIVERY_CAP) -> list[DeliveryEntry]:
+        lines = self._read_lines()[-min(limit, DELIVERY_CAP) :]
+        parsed = (_parsed(line, DeliveryEntry) for line in reversed(lines))
+        return [e for e in parsed if e is not None]
+
+    def checks(self, limit: int = 50) -> list[CheckEntry]:
+        entries = [_parsed(_read(p), CheckEntry) for _, p in self._check_files()[:limit]]
+        found = [e for e in entries if e is not None]
+        return sorted(found, key=lambda e: e.at, reverse=True)
+
+    def check(self, check_id: str) -> CheckEntry | None:
+        if not (len(check_id) == 24 and all(c in "0123456789abcdef" for c in check_id)):
+            return None
+        entry: CheckEntry | None = _parsed(_read(self._checks / f"{check_id}.json"), CheckEntry)
+        return entry
+
+    def close(self) -> None:
+        return None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    Path(tmp).replace(path)
+
+
+def history_store(redis_url: str | None, data_dir: Path, namespace: str) -> HistoryStore:
+    """Redis when the bot runs on it (web and worker share it), else the data dir."""
+    if redis_url:
+        return RedisHistory(redis_url, namespace)
+    return FileHistory(data_dir / "history")
+
+
+def web_url(repo: RepoHandle, forge: str) -> str | None:
+    """The repository's page, from its https clone URL; none for the local forge."""
+    url = repo.clone_url
+    if forge == "local" or not url.startswith(("https://", "http://")):
+        return None
+    return url.removesuffix(".git")
+
+
+class CheckRecorder:
+    """What the worker calls once a check is posted: one small write, never fatal to the job."""
+
+    def __init__(self, store: HistoryStore, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.clock = clock
+
+    def record(
+        self,
+        forge: str,
+        repo: RepoHandle,
+        number: int | None,
+        delivery_id: str,
+        head_sha: str,
+        output: CheckOutput,
+    ) -> None:
+        try:
+            issues = tuple(
+                IssueLine(
+                    _clip(a.path),
+                    a.start_line,
+                    a.level,
+                    _clip(a.title),
+                    _clip(a.message, 4_000),
+                )
+                for a in output.annotations[:ISSUE_LIMIT]
+            )
+            entry = CheckEntry(
+                self.clock(),
+                forge,
+                repo.full_name,
+                number,
+                head_sha,
+                output.conclusion.value,
+                _clip(output.title),
+                _clip(output.summary, SUMMARY_LIMIT),
+                issues,
+                len(output.annotations),
+                delivery_id,
+                web_url(repo, forge),
+            )
+            self.store.add_check(entry)
+        except Exception as exc:  # the verdict is posted; the page missing it is the lesser harm
+            log.warning(
+                "could not keep the check of %s for the status page: %s", repo.full_name, exc
+            )

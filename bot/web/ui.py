@@ -1,0 +1,176 @@
+"""The status page: server-rendered HTML from the history store and the queue.
+
+Every route of the page is in :func:`ui_routes`, so whatever guards the page (basic auth)
+guards all of it. Templates autoescape everything; forge and pull request data never reach
+the page as markup, links are built only from http(s) repository URLs, and every response
+carries a Content-Security-Policy that allows no script at all and styles from this app only.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+from urllib.parse import quote
+
+import jinja2
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from bot.queueing.base import DeliveryQueue
+from bot.web import markdown
+from bot.web.delivery_log import DeliveryLog
+from bot.web.history import CheckEntry, DeliveryEntry, HistoryStore
+from bot.web.offloop import OffLoop
+
+log = logging.getLogger("ichor.web")
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; "
+        "form-action 'self'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+STATIC_FILES = {"status.css": "text/css", "favicon.svg": "image/svg+xml"}
+JOB_STATES = ("queued", "started", "finished", "failed", "scheduled")
+_LATEST_JOBS = 10
+_SHOWN_DELIVERIES = 50
+_SHOWN_CHECKS = 50
+_SHA = re.compile(r"[0-9a-f]{7,64}")
+_CHECK_ID = re.compile(r"[0-9a-f]{24}")
+# Where a forge shows a pull request and a commit, below the repository's page.
+_PULL_PATH = {"github": "pull", "gitlab": "-/merge_requests", "gitea": "pulls"}
+_COMMIT_PATH = {"github": "commit", "gitlab": "-/commit", "gitea": "commit"}
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("bot.web", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["utc"] = lambda at: time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(at))
+    env.filters["short"] = lambda sha: sha[:12]
+    return env
+
+
+def pull_url(entry: CheckEntry) -> str | None:
+    base = _repository_url(entry)
+    if base is None or entry.number is None or entry.forge not in _PULL_PATH:
+        return None
+    return f"{base}/{_PULL_PATH[entry.forge]}/{entry.number}"
+
+
+def commit_url(entry: CheckEntry) -> str | None:
+    base = _repository_url(entry)
+    if base is None or entry.forge not in _COMMIT_PATH or not _SHA.fullmatch(entry.head_sha):
+        return None
+    return f"{base}/{_COMMIT_PATH[entry.forge]}/{entry.head_sha}"
+
+
+def _repository_url(entry: CheckEntry) -> str | None:
+    url = entry.web_url
+    if not url or not url.startswith(("https://", "http://")):
+        return None  # never javascript:, data: or a relative link from stored data
+    return quote(url.rstrip("/"), safe=":/@%-._~")
+
+
+@dataclass
+class Snapshot:
+    """What one page view read, or what it could: a store that is down shows as a note."""
+
+    deliveries: list[DeliveryEntry] = field(default_factory=list)
+    checks: list[CheckEntry] = field(default_factory=list)
+    states: dict[str, int] = field(default_factory=dict)
+    jobs: list[tuple[str, str]] = field(default_factory=list)  # (job id, state)
+    depth: int = -1
+    problems: list[str] = field(default_factory=list)
+
+
+def _read(store: HistoryStore, queue: DeliveryQueue) -> Snapshot:
+    """Blocking reads for the overview (run on a thread): each part may fail on its own."""
+    found = Snapshot()
+    try:
+        found.deliveries = store.deliveries(_SHOWN_DELIVERIES)
+        found.checks = store.checks(_SHOWN_CHECKS)
+    except Exception as exc:
+        found.problems.append(f"history unavailable: {type(exc).__name__}")
+    try:
+        found.depth = queue.depth()
+        found.states = queue.states()
+        job_ids = list(dict.fromkeys(d.job_id for d in found.deliveries if d.job_id))
+        for job_id in job_ids[:_LATEST_JOBS]:
+            found.jobs.append((job_id, queue.job_state(job_id) or "gone"))
+    except Exception as exc:
+        found.problems.append(f"queue unavailable: {type(exc).__name__}")
+    return found
+
+
+def ui_routes(
+    store: HistoryStore,
+    queue: DeliveryQueue,
+    deliveries: DeliveryLog,
+    *,
+    queue_kind: str,
+    looks: OffLoop,
+) -> list[BaseRoute]:
+    """The page's routes: ``/``, ``/checks/<id>``, ``/static/<file>`` (and an empty icon)."""
+    env = _environment()
+    static = {
+        name: (resources.files("bot.web").joinpath("static", name).read_bytes(), media_type)
+        for name, media_type in STATIC_FILES.items()
+    }
+
+    async def off_loop(read: Callable[[], Any], default: Any) -> Any:
+        # Bounded like every other look-up of the web process: a hung Redis costs at most
+        # OffLoop's few threads, and the page answers in its timeout with what it has.
+        return await looks.call(read, default)
+
+    def page(template: str, status: int = 200, **context: Any) -> Response:
+        html = env.get_template(template).render(queue_kind=queue_kind, **context)
+        return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
+
+    async def overview(request: Request) -> Response:
+        await deliveries.flush(wait=False)  # what was just answered shows at once
+        slow = Snapshot(problems=["history and queue did not answer in time"])
+        found: Snapshot = await off_loop(lambda: _read(store, queue), slow)
+        states = {s: found.states.get(s, 0) for s in JOB_STATES}
+        checks = [(c, pull_url(c), commit_url(c)) for c in found.checks]
+        return page("index.html", found=found, states=states, checks=checks)
+
+    async def check_page(request: Request) -> Response:
+        check_id = request.path_params["check_id"]
+        entry = None
+        if _CHECK_ID.fullmatch(check_id):
+            entry = await off_loop(lambda: store.check(check_id), None)
+        if entry is None:
+            return page("missing.html", status=404)
+        return page(
+            "check.html",
+            check=entry,
+            pull=pull_url(entry),
+            commit=commit_url(entry),
+            summary=markdown.render(entry.summary),
+        )
+
+    async def static_file(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in static:
+            return Response(b"not found\n", 404, headers=SECURITY_HEADERS)
+        content, media_type = static[name]
+        headers = {**SECURITY_HEADERS, "Cache-Control": "max-age=300"}
+        return Response(content, media_type=media_type, headers=headers)
+
+    return [
+        Route("/", overview),
+        Route("/checks/{check_id}", check_page),
+        Route("/static/{name}", static_file),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
+    ]

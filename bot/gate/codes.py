@@ -26,6 +26,7 @@ class IssueCode(enum.StrEnum):
     NOT_FOLLOWABLE = "not-followable"
     FILE_TOO_LARGE = "file-too-large"
     IGNORED_MANAGED_OBJECT = "ignored-managed-object"
+    EMPTY_TARGET = "empty-target"
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,5 +110,11 @@ CODES: dict[IssueCode, CodeInfo] = {
         Severity.WARNING,
         "An ignored YAML file holds a managed-looking object or sits on a placement path.",
         "Check that ignoring it is intended.",
+    ),
+    IssueCode.EMPTY_TARGET: CodeInfo(
+        Severity.WARNING,
+        "A configured target path holds no entry: a typo in the path, or a target not yet "
+        "bootstrapped.",
+        "Check the target's path in .ichor.yaml; nothing is refused until files arrive.",
     ),
 }

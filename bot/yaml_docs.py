@@ -7,7 +7,9 @@ mapping key (``{{ .Values.x }}``) becomes its source text. Only the JSON-like co
 interpreted (YAML 1.1, as PyYAML), so values are plain dict/list/str/int/float/bool/None.
 A file libyaml rejects is read again with ruamel.yaml (YAML 1.2, slow); its reading wins when it
 loads the file or reads more documents. Hostile input (bad encoding, deep nesting, alias or
-merge expansion, cycles) gives an error result, never a hang or a crash. UTF-8 may carry a BOM;
+merge expansion, cycles) gives an error result, never a hang or a crash. A key written twice in
+one mapping is an error naming both lines, as YAML 1.2, kubectl and kustomize have it: the last
+value silently winning could turn one kind of object into another. UTF-8 may carry a BOM;
 UTF-16 with a BOM (which libyaml reads too) is transcoded to UTF-8 first.
 """
 
@@ -90,7 +92,9 @@ def parse_yaml(data: bytes) -> YamlFile:
     if fast.final or len(data) > MAX_CONFIRM_BYTES:
         return _result(src, fast)
     slow = _read_yaml12(src)
-    if slow.error is None or len(slow.documents) > len(fast.documents):
+    # A YAML 1.2 reading that got past libyaml's complaint and then hit a rule of ours (a key
+    # twice, a limit) names the file's real problem.
+    if slow.error is None or slow.final or len(slow.documents) > len(fast.documents):
         return _result(src, slow, confirmed=True)
     return _result(src, fast)
 
@@ -336,12 +340,47 @@ def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: _Sou
             target.extend(child(item) for item in node.value)
             continue
         if src.merges:
+            _own_keys_once(node, scalar, src)  # before merged pairs join them: those may repeat
             constructor.flatten_mapping(node)  # merged pairs come first, so own keys win
         for key, item in node.value:
             # A collection key (valid YAML, unhashable in Python) is keyed by its source text.
             name = scalar(key) if key.id == "scalar" else _key_text(key, src)
             target[name] = child(item)
+        if len(target) != len(node.value) and not src.merges:
+            _check_keys_once(node.value, scalar, src)  # only a lost value costs any time
     return top
+
+
+def _own_keys_once(node: Any, scalar: Callable[[Any], object], src: _Source) -> None:
+    pairs = [(k, v) for k, v in node.value if k.tag != _MERGE]
+    merges = [k for k, _ in node.value if k.tag == _MERGE]
+    if len(merges) > 1:
+        raise _duplicate_key("<<", merges[0], merges[1])
+    _check_keys_once(pairs, scalar, src)
+
+
+def _check_keys_once(pairs: list[Any], scalar: Callable[[Any], object], src: _Source) -> None:
+    """Refuse a key written twice in one mapping, as YAML 1.2, kubectl and kustomize do.
+
+    Two keys are the same when they build the same value from the same text (``kind`` and
+    ``"kind"``); ``on`` and ``yes`` both build ``True`` in YAML 1.1 but are different keys.
+    """
+    first: dict[tuple[type, object, str], Any] = {}
+    for key, _ in pairs:
+        if key.id == "scalar":
+            name, text = scalar(key), str(key.value)
+        else:
+            name = text = _key_text(key, src)
+        seen = first.setdefault((type(name), name, text), key)
+        if seen is not key:
+            raise _duplicate_key(text, seen, key)
+
+
+def _duplicate_key(text: str, first: Any, again: Any) -> _Refused:
+    line, other = first.start_mark.line + 1, again.start_mark.line + 1
+    shown = text if len(text) <= 64 else text[:61] + "..."
+    where = f"on line {line}" if line == other else f"at lines {line} and {other}"
+    return _Refused(f"mapping key {shown!r} is defined twice, {where}", other)
 
 
 def _key_text(node: Any, src: _Source) -> str:
@@ -423,7 +462,7 @@ def _read_yaml12(src: _Source) -> _Outcome:
                 used = _graph_size(node, used, src.budget)
             outcome.add(node, src, _build(node, reader.constructor, _CONVERT_YAML12, src))
     except _Refused as exc:
-        outcome.error, outcome.error_line = str(exc), exc.line
+        outcome.error, outcome.error_line, outcome.final = str(exc), exc.line, True
     except RecursionError:
         outcome.error = _TOO_DEEP
     except Exception as exc:  # any rejection: the caller then keeps libyaml's verdict

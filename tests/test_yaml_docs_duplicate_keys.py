@@ -67,7 +67,8 @@ def test_a_key_twice_is_an_error(data: bytes, message: str, line: int) -> None:
 
 
 def test_a_later_document_of_a_multi_document_file() -> None:
-    data = b"kind: ConfigMap\nmetadata: {name: a}\n---\nkind: ConfigMap\nmetadata: {name: b}\nkind: Secret\n"
+    data = b"kind: ConfigMap\nmetadata: {name: a}\n---\n"
+    data += b"kind: ConfigMap\nmetadata: {name: b}\nkind: Secret\n"
     result = parse_yaml(data)
     assert result.documents[0].value == {"kind": "ConfigMap", "metadata": {"name": "a"}}
     assert error_of(data) == ("mapping key 'kind' is defined twice, at lines 4 and 6", 6, 1)

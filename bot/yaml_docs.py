@@ -332,6 +332,10 @@ def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: _Sou
 
     made: dict[int, Any] = {}
     pending: deque[Any] = deque()
+    if src.merges:
+        # Before flatten_mapping rewrites any mapping: a merge source can be flattened (its
+        # merged pairs joining its own) before this walk reaches it where it is written.
+        _own_keys_once(root, scalar, src)
     top = child(root)
     while pending:
         node = pending.popleft()
@@ -340,7 +344,6 @@ def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: _Sou
             target.extend(child(item) for item in node.value)
             continue
         if src.merges:
-            _own_keys_once(node, scalar, src)  # before merged pairs join them: those may repeat
             constructor.flatten_mapping(node)  # merged pairs come first, so own keys win
         for key, item in node.value:
             # A collection key (valid YAML, unhashable in Python) is keyed by its source text.
@@ -351,12 +354,23 @@ def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: _Sou
     return top
 
 
-def _own_keys_once(node: Any, scalar: Callable[[Any], object], src: _Source) -> None:
-    pairs = [(k, v) for k, v in node.value if k.tag != _MERGE]
-    merges = [k for k, _ in node.value if k.tag == _MERGE]
-    if len(merges) > 1:
-        raise _duplicate_key("<<", merges[0], merges[1])
-    _check_keys_once(pairs, scalar, src)
+def _own_keys_once(root: Any, scalar: Callable[[Any], object], src: _Source) -> None:
+    """Every mapping of a document with merge keys: its own keys (not merged ones) once each."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.id == "scalar" or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.id == "sequence":
+            stack.extend(node.value)
+            continue
+        stack.extend(n for pair in node.value for n in pair)
+        merges = [k for k, _ in node.value if k.tag == _MERGE]
+        if len(merges) > 1:
+            raise _duplicate_key("<<", merges[0], merges[1])
+        _check_keys_once([p for p in node.value if p[0].tag != _MERGE], scalar, src)
 
 
 def _check_keys_once(pairs: list[Any], scalar: Callable[[Any], object], src: _Source) -> None:

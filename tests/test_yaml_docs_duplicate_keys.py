@@ -50,6 +50,11 @@ def error_of(data: bytes) -> tuple[str, int | None, int]:
             "mapping key 'y' is defined twice, at lines 4 and 5",
             5,
         ),
+        (  # a merge source's own keys, though an alias flattens it first
+            b"a:\n  x:\n    inner: &m {<<: {k: 1}, k: 2, k: 3}\nb: {<<: *m}\n",
+            "mapping key 'k' is defined twice, on line 3",
+            3,
+        ),
         (  # two merge keys are the key '<<' twice
             b"base: &b {a: 1}\nd:\n  <<: *b\n  <<: *b\n",
             "mapping key '<<' is defined twice, at lines 3 and 4",
@@ -85,6 +90,8 @@ def test_a_file_only_yaml12_reads_is_refused_too() -> None:
     [
         b"base: &b {a: 1, z: 0}\nd:\n  <<: *b\n  z: 5\n",  # an own key overrides a merged one
         b"x: &x {a: 1}\ny: &y {a: 2}\nd:\n  <<: [*x, *y]\n",  # merged mappings may share keys
+        # a merge source flattened (through an alias) before the walk reaches it
+        b"a:\n  x:\n    inner: &m {<<: {k: 1}, k: 2}\nb: {<<: *m}\n",
         b"1: a\n'1': b\n",  # an int and a string are two keys
         b"on: 1\nyes: 2\n",  # different keys, though YAML 1.1 reads both as true
         b"a: {k: 1}\nb: {k: 1}\n",  # the same key in two mappings

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.content.facts import ObjectFacts
+from bot.registry.model import CLUSTER
 
 Identity = tuple[str, str, str, str]  # group, kind, namespace, name
-CLUSTER = "Cluster"
 
 
 def object_identity(

@@ -332,10 +332,7 @@ def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: _Sou
 
     made: dict[int, Any] = {}
     pending: deque[Any] = deque()
-    if src.merges:
-        # Before flatten_mapping rewrites any mapping: a merge source can be flattened (its
-        # merged pairs joining its own) before this walk reaches it where it is written.
-        _own_keys_once(root, scalar, src)
+    checked: set[int] = set()  # mappings whose own keys were checked, before any flattening
     top = child(root)
     while pending:
         node = pending.popleft()
@@ -344,6 +341,7 @@ def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: _Sou
             target.extend(child(item) for item in node.value)
             continue
         if src.merges:
+            _own_keys_once(node, checked, scalar, src)
             constructor.flatten_mapping(node)  # merged pairs come first, so own keys win
         for key, item in node.value:
             # A collection key (valid YAML, unhashable in Python) is keyed by its source text.
@@ -354,23 +352,30 @@ def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: _Sou
     return top
 
 
-def _own_keys_once(root: Any, scalar: Callable[[Any], object], src: _Source) -> None:
-    """Every mapping of a document with merge keys: its own keys (not merged ones) once each."""
-    seen: set[int] = set()
-    stack = [root]
+def _own_keys_once(
+    node: Any, checked: set[int], scalar: Callable[[Any], object], src: _Source
+) -> None:
+    """Check a mapping's own keys (not merged ones), and those of the mappings it merges.
+
+    flatten_mapping rewrites the merged mappings too, so they are checked first: a merge source
+    can be flattened through an alias before the walk reaches it where it is written.
+    """
+    stack = [node]
     while stack:
-        node = stack.pop()
-        if node.id == "scalar" or id(node) in seen:
+        current = stack.pop()
+        if id(current) in checked:
             continue
-        seen.add(id(node))
-        if node.id == "sequence":
-            stack.extend(node.value)
-            continue
-        stack.extend(n for pair in node.value for n in pair)
-        merges = [k for k, _ in node.value if k.tag == _MERGE]
+        checked.add(id(current))
+        merges = [(k, v) for k, v in current.value if k.tag == _MERGE]
         if len(merges) > 1:
-            raise _duplicate_key("<<", merges[0], merges[1])
-        _check_keys_once([p for p in node.value if p[0].tag != _MERGE], scalar, src)
+            raise _duplicate_key("<<", merges[0][0], merges[1][0])
+        if merges:
+            _check_keys_once([p for p in current.value if p[0].tag != _MERGE], scalar, src)
+            source = merges[0][1]
+            items = source.value if source.id == "sequence" else [source]
+            stack.extend(item for item in items if item.id == "mapping")
+        else:
+            _check_keys_once(current.value, scalar, src)
 
 
 def _check_keys_once(pairs: list[Any], scalar: Callable[[Any], object], src: _Source) -> None:
@@ -379,12 +384,12 @@ def _check_keys_once(pairs: list[Any], scalar: Callable[[Any], object], src: _So
     Two keys are the same when they build the same value from the same text (``kind`` and
     ``"kind"``); ``on`` and ``yes`` both build ``True`` in YAML 1.1 but are different keys.
     """
+    texts = [k.value if k.id == "scalar" else _key_text(k, src) for k, _ in pairs]
+    if len(set(texts)) == len(texts):
+        return  # the common case, without resolving a single key
     first: dict[tuple[type, object, str], Any] = {}
-    for key, _ in pairs:
-        if key.id == "scalar":
-            name, text = scalar(key), str(key.value)
-        else:
-            name = text = _key_text(key, src)
+    for (key, _), text in zip(pairs, texts, strict=True):
+        name = scalar(key) if key.id == "scalar" else text
         seen = first.setdefault((type(name), name, text), key)
         if seen is not key:
             raise _duplicate_key(text, seen, key)

@@ -30,6 +30,7 @@ CORPORA = SHARED / "corpora"
 REFERENCE: dict[str, Any] = load_fixture("content/kustomize_reference.json")
 # Folders compared when the reference was recorded; a smaller number means folders were lost.
 FOLDERS_COMPARED = 396
+OBJECTS_COMPARED = 1683  # one reached from nested folders counts once per folder
 
 
 def _corpora_or_skip() -> None:
@@ -82,6 +83,7 @@ def test_namespace_objects_are_named_by_the_outermost_kustomization() -> None:
 def test_reference_counts_every_folder() -> None:
     corpora = REFERENCE["corpora"].values()
     assert sum(len(c["built"]) for c in corpora) == FOLDERS_COMPARED
+    assert sum(len(o) for c in corpora for o in c["built"].values()) == OBJECTS_COMPARED
     # Excluded: a refused feature reached (components, generators ...), or no kustomize build.
     assert sum(len(c["refused"]) for c in corpora) == 144
     assert sum(len(c["build_failed"]) for c in corpora) == 2

@@ -29,6 +29,8 @@ from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.events import AliasEvent
 from yaml.nodes import Node, ScalarNode, SequenceNode
 
+from bot.yaml_keys import DuplicateKey, check_keys_once, check_own_keys
+
 try:
     from yaml import CSafeLoader as _BaseLoader
 except ImportError:  # PyYAML built without libyaml: same results, slower
@@ -270,7 +272,7 @@ def _read_libyaml(src: _Source, kind: type[_FastLoader]) -> _Outcome:
         outcome.final = "nesting depth" in str(exc.problem)
         outcome.error = _TOO_DEEP if outcome.final else outcome.error
         outcome.redefined_anchor = "found duplicate anchor" in str(exc.context)
-    except _Refused as exc:
+    except (_Refused, DuplicateKey) as exc:
         outcome.error, outcome.error_line, outcome.final = str(exc), exc.line, True
     except RecursionError:
         outcome.error, outcome.final = _TOO_DEEP, True
@@ -333,6 +335,10 @@ def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: _Sou
     made: dict[int, Any] = {}
     pending: deque[Any] = deque()
     checked: set[int] = set()  # mappings whose own keys were checked, before any flattening
+
+    def key_text(node: Any) -> str:
+        return _key_text(node, src)
+
     top = child(root)
     while pending:
         node = pending.popleft()
@@ -341,65 +347,15 @@ def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: _Sou
             target.extend(child(item) for item in node.value)
             continue
         if src.merges:
-            _own_keys_once(node, checked, scalar, src)
+            check_own_keys(node, checked, scalar, key_text)
             constructor.flatten_mapping(node)  # merged pairs come first, so own keys win
         for key, item in node.value:
             # A collection key (valid YAML, unhashable in Python) is keyed by its source text.
             name = scalar(key) if key.id == "scalar" else _key_text(key, src)
             target[name] = child(item)
         if len(target) != len(node.value) and not src.merges:
-            _check_keys_once(node.value, scalar, src)  # only a lost value costs any time
+            check_keys_once(node.value, scalar, key_text)  # only a lost value costs any time
     return top
-
-
-def _own_keys_once(
-    node: Any, checked: set[int], scalar: Callable[[Any], object], src: _Source
-) -> None:
-    """Check a mapping's own keys (not merged ones), and those of the mappings it merges.
-
-    flatten_mapping rewrites the merged mappings too, so they are checked first: a merge source
-    can be flattened through an alias before the walk reaches it where it is written.
-    """
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if id(current) in checked:
-            continue
-        checked.add(id(current))
-        merges = [(k, v) for k, v in current.value if k.tag == _MERGE]
-        if len(merges) > 1:
-            raise _duplicate_key("<<", merges[0][0], merges[1][0])
-        if merges:
-            _check_keys_once([p for p in current.value if p[0].tag != _MERGE], scalar, src)
-            source = merges[0][1]
-            items = source.value if source.id == "sequence" else [source]
-            stack.extend(item for item in items if item.id == "mapping")
-        else:
-            _check_keys_once(current.value, scalar, src)
-
-
-def _check_keys_once(pairs: list[Any], scalar: Callable[[Any], object], src: _Source) -> None:
-    """Refuse a key written twice in one mapping, as YAML 1.2, kubectl and kustomize do.
-
-    Two keys are the same when they build the same value from the same text (``kind`` and
-    ``"kind"``); ``on`` and ``yes`` both build ``True`` in YAML 1.1 but are different keys.
-    """
-    texts = [k.value if k.id == "scalar" else _key_text(k, src) for k, _ in pairs]
-    if len(set(texts)) == len(texts):
-        return  # the common case, without resolving a single key
-    first: dict[tuple[type, object, str], Any] = {}
-    for (key, _), text in zip(pairs, texts, strict=True):
-        name = scalar(key) if key.id == "scalar" else text
-        seen = first.setdefault((type(name), name, text), key)
-        if seen is not key:
-            raise _duplicate_key(text, seen, key)
-
-
-def _duplicate_key(text: str, first: Any, again: Any) -> _Refused:
-    line, other = first.start_mark.line + 1, again.start_mark.line + 1
-    shown = text if len(text) <= 64 else text[:61] + "..."
-    where = f"on line {line}" if line == other else f"at lines {line} and {other}"
-    return _Refused(f"mapping key {shown!r} is defined twice, {where}", other)
 
 
 def _key_text(node: Any, src: _Source) -> str:
@@ -471,7 +427,7 @@ _CONVERT_YAML12 = _converters(Yaml12Constructor)
 
 def _read_yaml12(src: _Source) -> _Outcome:
     reader = YAML(typ="safe", pure=True)
-    reader.allow_duplicate_keys = True  # as with libyaml: the last value of a key wins
+    reader.allow_duplicate_keys = True  # checked on the nodes instead, by one rule for both
     reader.composer.warn_double_anchors = False  # YAML 1.2 lets a later anchor replace one
     outcome, used = _Outcome(final=False), 0
     nodes: Iterator[Any] = reader.compose_all(src.text)
@@ -480,7 +436,7 @@ def _read_yaml12(src: _Source) -> _Outcome:
             if src.walk:
                 used = _graph_size(node, used, src.budget)
             outcome.add(node, src, _build(node, reader.constructor, _CONVERT_YAML12, src))
-    except _Refused as exc:
+    except (_Refused, DuplicateKey) as exc:
         outcome.error, outcome.error_line, outcome.final = str(exc), exc.line, True
     except RecursionError:
         outcome.error = _TOO_DEEP

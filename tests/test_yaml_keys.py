@@ -1,4 +1,4 @@
-"""bot.yaml_docs: a key written twice in one mapping is an error naming both lines.
+"""bot.yaml_keys, through bot.yaml_docs: a key written twice in one mapping names both lines.
 
 kubectl and kustomize refuse such files (``mapping key "kind" already defined``) and YAML 1.2
 forbids them; reading the last value instead could turn a ConfigMap into a Secret.

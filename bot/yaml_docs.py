@@ -7,7 +7,9 @@ mapping key (``{{ .Values.x }}``) becomes its source text. Only the JSON-like co
 interpreted (YAML 1.1, as PyYAML), so values are plain dict/list/str/int/float/bool/None.
 A file libyaml rejects is read again with ruamel.yaml (YAML 1.2, slow); its reading wins when it
 loads the file or reads more documents. Hostile input (bad encoding, deep nesting, alias or
-merge expansion, cycles) gives an error result, never a hang or a crash. UTF-8 may carry a BOM;
+merge expansion, cycles) gives an error result, never a hang or a crash. A key written twice in
+one mapping is an error naming both lines, as YAML 1.2, kubectl and kustomize have it: the last
+value silently winning could turn one kind of object into another. UTF-8 may carry a BOM;
 UTF-16 with a BOM (which libyaml reads too) is transcoded to UTF-8 first.
 """
 
@@ -26,6 +28,8 @@ from yaml.composer import Composer
 from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.events import AliasEvent
 from yaml.nodes import Node, ScalarNode, SequenceNode
+
+from bot.yaml_keys import DuplicateKey, check_keys_once, check_own_keys
 
 try:
     from yaml import CSafeLoader as _BaseLoader
@@ -90,7 +94,9 @@ def parse_yaml(data: bytes) -> YamlFile:
     if fast.final or len(data) > MAX_CONFIRM_BYTES:
         return _result(src, fast)
     slow = _read_yaml12(src)
-    if slow.error is None or len(slow.documents) > len(fast.documents):
+    # A YAML 1.2 reading that got past libyaml's complaint and then hit a rule of ours (a key
+    # twice, a limit) names the file's real problem.
+    if slow.error is None or slow.final or len(slow.documents) > len(fast.documents):
         return _result(src, slow, confirmed=True)
     return _result(src, fast)
 
@@ -266,7 +272,7 @@ def _read_libyaml(src: _Source, kind: type[_FastLoader]) -> _Outcome:
         outcome.final = "nesting depth" in str(exc.problem)
         outcome.error = _TOO_DEEP if outcome.final else outcome.error
         outcome.redefined_anchor = "found duplicate anchor" in str(exc.context)
-    except _Refused as exc:
+    except (_Refused, DuplicateKey) as exc:
         outcome.error, outcome.error_line, outcome.final = str(exc), exc.line, True
     except RecursionError:
         outcome.error, outcome.final = _TOO_DEEP, True
@@ -328,6 +334,11 @@ def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: _Sou
 
     made: dict[int, Any] = {}
     pending: deque[Any] = deque()
+    checked: set[int] = set()  # mappings whose own keys were checked, before any flattening
+
+    def key_text(node: Any) -> str:
+        return _key_text(node, src)
+
     top = child(root)
     while pending:
         node = pending.popleft()
@@ -336,11 +347,14 @@ def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: _Sou
             target.extend(child(item) for item in node.value)
             continue
         if src.merges:
+            check_own_keys(node, checked, scalar, key_text)
             constructor.flatten_mapping(node)  # merged pairs come first, so own keys win
         for key, item in node.value:
             # A collection key (valid YAML, unhashable in Python) is keyed by its source text.
             name = scalar(key) if key.id == "scalar" else _key_text(key, src)
             target[name] = child(item)
+        if len(target) != len(node.value) and not src.merges:
+            check_keys_once(node.value, scalar, key_text)  # only a lost value costs any time
     return top
 
 
@@ -413,7 +427,7 @@ _CONVERT_YAML12 = _converters(Yaml12Constructor)
 
 def _read_yaml12(src: _Source) -> _Outcome:
     reader = YAML(typ="safe", pure=True)
-    reader.allow_duplicate_keys = True  # as with libyaml: the last value of a key wins
+    reader.allow_duplicate_keys = True  # checked on the nodes instead, by one rule for both
     reader.composer.warn_double_anchors = False  # YAML 1.2 lets a later anchor replace one
     outcome, used = _Outcome(final=False), 0
     nodes: Iterator[Any] = reader.compose_all(src.text)
@@ -422,8 +436,8 @@ def _read_yaml12(src: _Source) -> _Outcome:
             if src.walk:
                 used = _graph_size(node, used, src.budget)
             outcome.add(node, src, _build(node, reader.constructor, _CONVERT_YAML12, src))
-    except _Refused as exc:
-        outcome.error, outcome.error_line = str(exc), exc.line
+    except (_Refused, DuplicateKey) as exc:
+        outcome.error, outcome.error_line, outcome.final = str(exc), exc.line, True
     except RecursionError:
         outcome.error = _TOO_DEEP
     except Exception as exc:  # any rejection: the caller then keeps libyaml's verdict

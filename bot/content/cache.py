@@ -1,7 +1,7 @@
 """A cache of file facts keyed by blob id: content-addressed, so it is never stale.
 
-The key also carries ``FACTS_VERSION``; bump it whenever :mod:`bot.content.facts` changes
-what it extracts, and older entries are simply not found.
+The key also carries ``FACTS_VERSION``; bump it whenever :mod:`bot.content.facts` or the YAML
+reading under it changes what it extracts, and older entries are simply not found.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Protocol
 
 from bot.content.facts import FileFacts
 
-FACTS_VERSION = 2
+FACTS_VERSION = 3  # 3: duplicate mapping keys are invalid-yaml
 
 
 def cache_key(oid: str) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from bot.content.context import TargetContext
 from bot.content.facts import DocKind, FileFacts, ObjectFacts
+from bot.content.identity import Identity, object_identity
 from bot.content.placement import placement_path
 from bot.gate.codes import IssueCode
 from bot.gate.fixes import (
@@ -28,7 +29,6 @@ from bot.registry.model import Reason, TypeRecord, gv_string
 from bot.registry.registry import TypeRegistry
 
 SOPS_SUFFIXES = (".sops.yaml", ".sops.yml")
-Identity = tuple[str, str, str, str]  # group, kind, namespace, name
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +238,7 @@ def _object(
             version=obj.version,
             resource=record.resource,
             namespace=identity[2],
-            name=obj.name,
+            name=identity[3],
             namespaced=record.namespaced,
             sensitive=record.sensitive,
         )
@@ -296,11 +296,7 @@ def _not_followable_fix(
 
 
 def _identity(path: str, obj: ObjectFacts, record: TypeRecord, inp: ContentInput) -> Identity:
-    if record.scope == "Cluster":
-        namespace = ""
-    else:
-        namespace = inp.context.namespaces.get(path) or obj.namespace or ""
-    return (obj.group, obj.kind, namespace, obj.name)
+    return object_identity(path, obj, record.scope, inp.context.namespaces)
 
 
 def _shown_identity(identity: Identity) -> str:

@@ -27,6 +27,7 @@ class IssueCode(enum.StrEnum):
     FILE_TOO_LARGE = "file-too-large"
     IGNORED_MANAGED_OBJECT = "ignored-managed-object"
     UNUSED_IGNORE_PATTERN = "unused-ignore-pattern"
+    EMPTY_TARGET = "empty-target"
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,5 +121,11 @@ CODES: dict[IssueCode, CodeInfo] = {
         "A pattern in the root .gittargetignore matches no entry of the target.",
         "Remove the line, or correct it: patterns are relative to the target root, and "
         "leading spaces are part of the pattern.",
+    ),
+    IssueCode.EMPTY_TARGET: CodeInfo(
+        Severity.WARNING,
+        "A configured target path holds no entry: a typo in the path, or a target not yet "
+        "bootstrapped.",
+        "Check the target's path in .ichor.yaml; nothing is refused until files arrive.",
     ),
 }

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from bot.content.cache import FactsCache
 from bot.content.context import TargetContext, build_context
 from bot.content.facts import FileFacts, extract_facts
+from bot.content.identity import Identity, object_identity
 from bot.content.rules import ContentInput, check_content
 from bot.gate.policy import DEFAULT_MAX_YAML_BYTES, GatePolicy, TargetPolicy
 from bot.gate.report import Issue, Report, TargetReport
@@ -127,6 +128,26 @@ def _prepare(
     capabilities, catalog_error = _capabilities(snapshot, target)
     registry = _registry(tuple(crd for _, crd in crds), capabilities)
     return PreparedTarget(structural, facts, too_large, context, crds, registry, catalog_error)
+
+
+def managed_identities(prepared: PreparedTarget) -> dict[str, tuple[Identity, ...]]:
+    """Per managed file, the identities the content gate gives its objects, in file order."""
+    found: dict[str, tuple[Identity, ...]] = {}
+    namespaces = prepared.context.namespaces
+    for path in prepared.structural.report.yaml_files:
+        facts = prepared.facts.get(path)
+        if facts is None or path in prepared.context.context_files:
+            continue
+        found[path] = tuple(
+            object_identity(
+                path,
+                obj,
+                prepared.registry.resolve(obj.group, obj.version, obj.kind).scope,
+                namespaces,
+            )
+            for _, obj in facts.objects
+        )
+    return found
 
 
 @functools.lru_cache(maxsize=32)

@@ -46,7 +46,8 @@ class StructuralResult:
 
 
 def classify_target(snapshot: Snapshot, target: TargetPolicy) -> StructuralResult:
-    issues: list[Issue] = list(_path_itself(snapshot, target.path))
+    path_issues = _path_itself(snapshot, target.path)
+    issues: list[Issue] = list(path_issues)
     counts = empty_counts()
     yaml_files: list[str] = []
     directives: list[str] = []
@@ -80,6 +81,11 @@ def classify_target(snapshot: Snapshot, target: TargetPolicy) -> StructuralResul
 
     ignore_file = join(target.path, IGNORE_FILE)
     issues.extend(unused_pattern_issues(ignore_file, applied, matcher, rels))
+    if not path_issues and not any(counts.values()):
+        # A typo in .ichor.yaml would otherwise be accepted with nothing checked.
+        shown = display_path(target.path) if target.path else "."
+        message = f"no entries under {shown}; is the path right?"
+        issues.append(Issue.of(IssueCode.EMPTY_TARGET, target.path, message))
     issues.sort(key=Issue.sort_key)
     report = TargetReport(
         name=target.name,

@@ -127,7 +127,7 @@ class GiteaForge:
         return GitCredentials(host=self._http.host, header=f"Authorization: Basic {basic}")
 
     async def start_check(
-        self, repo: RepoHandle, head_sha: str, *, external_id: str
+        self, repo: RepoHandle, head_sha: str, *, external_id: str, resume: bool = False
     ) -> CheckHandle:
         # A commit status has no external id: the context and the sha name it.
         await self._status(repo, head_sha, "pending", PENDING_DESCRIPTION, None)

@@ -139,7 +139,7 @@ class GitLabForge:
         return GitCredentials(host=self._host, header=f"Authorization: Basic {basic}")
 
     async def start_check(
-        self, repo: RepoHandle, head_sha: str, *, external_id: str
+        self, repo: RepoHandle, head_sha: str, *, external_id: str, resume: bool = False
     ) -> CheckHandle:
         # A commit status has no external id: the sha and the status name are its identity.
         await self._set_status(repo, head_sha, "running", RUNNING_DESCRIPTION, None)

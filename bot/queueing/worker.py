@@ -5,7 +5,8 @@ leaving a check stuck and a Redis outage from stopping the worker.
   one job to the next), so nothing watches a job from outside: a keeper thread renews the
   running job's heartbeat every ``heartbeat`` seconds, with a lease of ``heartbeat_ttl``
   seconds, and runs the reaper (:mod:`bot.queueing.recovery`) every ``reap_interval``. A job
-  whose worker dies is back on the queue within ``heartbeat_ttl + reap_interval`` seconds.
+  whose worker dies is back on the queue within ``heartbeat_ttl + grace + 2 * reap_interval``
+  seconds (about 50 s with the defaults, typically 35 s).
 - Every Redis call the worker makes is retried with backoff for up to ``redis_outage``
   seconds (redis-py reconnects on each try), so a worker that finishes a job while Redis is
   away waits, and records the result once Redis is back, instead of exiting with the job
@@ -34,7 +35,7 @@ from bot.settings import Settings
 
 log = logging.getLogger("ichor.worker")
 _DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
-_BACKOFF_CAP = 2.0  # seconds between tries when Redis is away
+_BACKOFF_CAP = 1.0  # seconds between tries when Redis is away
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,12 @@ class Timings:
     heartbeat: float
     heartbeat_ttl: int
     reap_interval: float
+
+    @property
+    def grace(self) -> float:
+        """How long a lease must stay missing before its job is taken for abandoned: two
+        heartbeats and a reconnect, so a live worker back from a Redis outage renews first."""
+        return 2 * self.heartbeat + _BACKOFF_CAP
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Timings:
@@ -117,7 +124,12 @@ class IchorWorker(SimpleWorker):
     # -- abandoned jobs -----------------------------------------------------------------------
     def reap(self) -> None:
         for queue in self.queues:
-            reap_abandoned(self.connection, queue, lock_seconds=self.timings.reap_interval * 0.8)
+            reap_abandoned(
+                self.connection,
+                queue,
+                lock_seconds=self.timings.reap_interval * 0.8,
+                grace_seconds=self.timings.grace,
+            )
 
     def clean_registries(self) -> None:
         self.reap()

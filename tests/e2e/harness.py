@@ -188,9 +188,26 @@ class Bot:
         self.workers.append(worker)
         return worker
 
+    def jobs_running_on(self, worker: WorkerProcess) -> set[str]:
+        """The jobs whose lease ``worker`` holds (RQ knows the worker by name, with its pid)."""
+        names = {
+            _text(key).removeprefix("rq:worker:")
+            for key in self.redis.smembers(f"rq:workers:{self.queue}")
+            if self.redis.hget(key, "pid") == str(worker.proc.pid).encode()
+        }
+        return {
+            _text(key).removeprefix("ichor:running:")
+            for key in self.redis.scan_iter("ichor:running:*")
+            if _text(self.redis.get(key) or b"") in names
+        }
+
     def job_status(self, job_id: str) -> str | None:
         status = self.redis.hget(f"rq:job:{job_id}", "status")
         return status.decode() if isinstance(status, bytes) else None
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 class WorkerProcess:

@@ -53,8 +53,8 @@ class Settings(BaseSettings):
     # redis_outage seconds (each call is retried with backoff), then gives up.
     job_timeout: int = Field(default=600, ge=1)
     worker_heartbeat: float = Field(default=5.0, gt=0)
-    job_heartbeat_ttl: int = Field(default=20, ge=1)
-    worker_reap_interval: float = Field(default=10.0, gt=0)
+    job_heartbeat_ttl: int = Field(default=15, ge=1)
+    worker_reap_interval: float = Field(default=5.0, gt=0)
     redis_outage: float = Field(default=600.0, ge=0)
     host: str = "127.0.0.1"
     port: int = 8000

@@ -6,7 +6,7 @@ leaving a check stuck and a Redis outage from stopping the worker.
   running job's heartbeat every ``heartbeat`` seconds, with a lease of ``heartbeat_ttl``
   seconds, and runs the reaper (:mod:`bot.queueing.recovery`) every ``reap_interval``. A job
   whose worker dies is back on the queue within ``heartbeat_ttl + grace + 2 * reap_interval``
-  seconds (about 50 s with the defaults, typically 35 s).
+  seconds (under 40 s with the defaults).
 - Every Redis call the worker makes is retried with backoff for up to ``redis_outage``
   seconds (redis-py reconnects on each try), so a worker that finishes a job while Redis is
   away waits, and records the result once Redis is back, instead of exiting with the job

@@ -31,12 +31,17 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 SECRET = "e2e-webhook-secret"
 REDIS_URL = "redis://127.0.0.1:6379/0"
-# Short recovery intervals, so a test sees a dead worker's job come back within seconds.
-FAST_RECOVERY = {
-    "ICHOR_WORKER_HEARTBEAT": "0.2",
-    "ICHOR_JOB_HEARTBEAT_TTL": "1",
-    "ICHOR_WORKER_REAP_INTERVAL": "0.3",
-}
+# Short recovery intervals, so a test sees a dead worker's job come back within seconds;
+# ICHOR_E2E_DEFAULT_RECOVERY=1 runs the workers with the production defaults instead.
+FAST_RECOVERY = (
+    {}
+    if os.environ.get("ICHOR_E2E_DEFAULT_RECOVERY")
+    else {
+        "ICHOR_WORKER_HEARTBEAT": "0.2",
+        "ICHOR_JOB_HEARTBEAT_TTL": "1",
+        "ICHOR_WORKER_REAP_INTERVAL": "0.3",
+    }
+)
 PR_FIXTURE = ROOT / "fixtures/webhooks/github/pull_request__synchronize.json"
 
 

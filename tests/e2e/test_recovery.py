@@ -66,7 +66,7 @@ def test_a_killed_workers_job_is_retried_soon_and_completes_the_check_run_it_sta
     second = bot.start_worker(scenario.fake.env(), scenario.data_dir)
     # The dead worker's lease lapses, the second worker's reaper queues the job again, and
     # the retry finds the check run by its commit and delivery instead of making another.
-    scenario.fake.wait_for(lambda: _statuses(scenario) == ["completed"], timeout=60)
+    scenario.fake.wait_for(lambda: _statuses(scenario) == ["completed"], timeout=120)
     print(f"\ncheck completed {time.monotonic() - killed:.2f} s after the worker was killed")
     run = scenario.only_check_run()
     assert (run["conclusion"], run["external_id"]) == ("success", delivery)

@@ -50,7 +50,14 @@ from bot.forges.base import (
     headline,
     marker_fingerprint,
 )
-from bot.forges.gitea_http import GiteaHTTP, GiteaStatusError, field, pull_ref, repo_path
+from bot.forges.gitea_http import (
+    GiteaHTTP,
+    GiteaStatusError,
+    field,
+    newest_status,
+    pull_ref,
+    repo_path,
+)
 from bot.forges.responses import side
 from bot.forges.retry import with_retries
 from bot.settings import Settings
@@ -283,15 +290,7 @@ class GiteaForge:
         """The newest status of our context on ``sha``: (state, description)."""
         path = repo_path(repo, f"/statuses/{quote(sha, safe='')}")
         listed = await self._retrying(lambda: self._http.get(path))
-        ours = [
-            s
-            for s in (listed if isinstance(listed, list) else [])
-            if isinstance(s, dict) and s.get("context") == self._check_name
-        ]
-        if not ours:
-            return None
-        newest = max(ours, key=lambda s: int(s.get("id") or 0))
-        return str(newest.get("status")), str(newest.get("description") or "")
+        return newest_status(listed, self._check_name)
 
     async def _whoami(self) -> dict[str, Any]:
         """The token's user (``GET /user``), asked once per adapter."""

@@ -154,3 +154,26 @@ def test_a_rerequested_check_whose_pull_request_cannot_be_read_ends_saying_why(
     name = scenario.full_name
     assert scenario.fake.calls_summary().count(f"GET /repos/{name}/pulls/404 404") == 1
     assert len(bot.redis.zrange(f"rq:scheduled:{bot.queue}", 0, -1)) == 0
+
+
+def test_a_job_abandoned_with_no_retries_left_still_ends_its_check_saying_why(
+    scenario: Scenario, bot: Bot
+) -> None:
+    payload = _clean_pull(scenario, 10)
+    held = scenario.fake.hold("PATCH", COMPLETE_RUN)
+    first = bot.start_worker(scenario.fake.env(), scenario.data_dir)
+    delivery = str(uuid.uuid4())
+    job = f"github-{delivery}"
+    assert bot.post("pull_request", payload, delivery) == 202
+    assert held.reached.wait(60), first.log
+    first.kill()
+    held.drop()
+    bot.redis.hset(f"rq:job:{job}", "retries_left", 0)  # as if its workers had died before
+    bot.start_worker(scenario.fake.env(), scenario.data_dir)
+    scenario.fake.wait_for(lambda: _statuses(scenario) == ["completed"], timeout=60)
+    run = scenario.only_check_run()
+    assert (run["conclusion"], run["external_id"]) == ("failure", delivery)
+    assert "stopped before it finished" in run["output"]["summary"]
+    assert bot.job_status(job) == "failed"
+    scenario.fake.wait_for(lambda: bot.job_status(f"{job}-abandoned") == "finished")
+    scenario.assert_clean()

@@ -5,11 +5,12 @@ job enters RQ's StartedJobRegistry and renewed with every heartbeat). When the w
 lease lapses. Then:
 
 - the reaper (:func:`reap_abandoned`, run by every worker on a short period), once the lease
-  has stayed missing for a grace period, puts the job back at the front of its queue, once per
-  retry RQ has left for it; a job out of retries is failed,
-  and a job that reports it is queued in its place, so its check still ends on the forge;
+  has stayed missing for a grace period (after a Redis outage every lease has lapsed, and a
+  live worker needs a heartbeat to renew its own), puts the job back at the front of its
+  queue, once per retry RQ has left for it; a job out of retries is failed, and a job that
+  reports it is queued in its place, so its check still ends on the forge;
 - a job a worker took off the queue but died before leasing (RQ's intermediate queue) goes
-  back once it has gone unleased for a lease's length (RQ would wait over a minute);
+  back after the same grace (RQ would wait over a minute);
 - a redelivery of the delivery finds the job ``started`` without its running key and queues
   it again, as for a failed job (the submit script in :mod:`bot.queueing.redis_queue`).
 

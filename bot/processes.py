@@ -104,31 +104,31 @@ def connection_limits(settings: Settings) -> ConnectionLimits:
 
 
 def work(settings: Settings, *, burst: bool = False) -> int:
-    """An RQ worker with the scheduler, so retries with backoff run.
-
-    A ``SimpleWorker`` runs jobs in its own process instead of forking one per job: adapters,
-    installation tokens and parsed facts then carry from one job to the next.
-    """
+    """An RQ worker with the scheduler, so retries with backoff run
+    (:class:`bot.queueing.worker.IchorWorker`: jobs of dead workers are recovered, Redis
+    outages ridden out)."""
     if not settings.redis_url:
         raise UsageError(
             "ICHOR_REDIS_URL is not set: without Redis, jobs run inside `ichor-bot serve`"
         )
     import redis
-    from rq import Queue, SimpleWorker
+    from rq import Queue
 
     from bot.queueing.redis_queue import RedisDeliveryQueue
+    from bot.queueing.worker import IchorWorker, Timings, worker_connection
     from workers.context import configure
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    connection = redis.Redis.from_url(settings.redis_url)
     try:
-        connection.ping()
+        redis.Redis.from_url(settings.redis_url, socket_connect_timeout=2).ping()
     except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
         raise IchorError(
             f"cannot reach Redis at {redis_location(settings.redis_url)}: {exc}"
         ) from None
-    configure(settings, RedisDeliveryQueue(settings.redis_url, settings.queue_name))
+    connection = worker_connection(settings.redis_url, settings.redis_outage)
+    pulls = RedisDeliveryQueue(settings.redis_url, settings.queue_name, connection=connection)
+    configure(settings, pulls, pulls)
     queue = Queue(settings.queue_name, connection=connection)
-    worker = SimpleWorker([queue], connection=connection)
+    worker = IchorWorker([queue], connection=connection, timings=Timings.from_settings(settings))
     worker.work(with_scheduler=True, burst=burst)
     return 0

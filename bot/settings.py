@@ -65,6 +65,16 @@ class Settings(BaseSettings):
     status_auth: str | None = Field(default=None, repr=False)
     spool_max_files: int = 10_000
     queue_name: str = "ichor"
+    # Jobs and workers (see the README): a check job is stopped after job_timeout seconds; a
+    # busy worker says it is alive every worker_heartbeat seconds, and a job whose worker has
+    # not for job_heartbeat_ttl seconds is abandoned: every worker_reap_interval seconds one
+    # worker puts such jobs back on the queue. A worker rides out a Redis outage of up to
+    # redis_outage seconds (each call is retried with backoff), then gives up.
+    job_timeout: int = Field(default=600, ge=1)
+    worker_heartbeat: float = Field(default=5.0, gt=0)
+    job_heartbeat_ttl: int = Field(default=15, ge=1)
+    worker_reap_interval: float = Field(default=5.0, gt=0)
+    redis_outage: float = Field(default=600.0, ge=0)
     host: str = "127.0.0.1"
     port: int = 8000
 

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from bot.checks.pipeline import TreeSource, local_tree
 from bot.content.cache import DirectoryFactsCache, FactsCache, LayeredFactsCache, MemoryFactsCache
@@ -25,11 +25,18 @@ from bot.queueing.base import PullState
 from bot.settings import Settings, load_settings
 from bot.web.history import CheckRecorder, history_store
 
-if TYPE_CHECKING:  # imported for real inside _store, on first use
+if TYPE_CHECKING:  # imported for real where they are used, on first use
     from bot.gitstore import GitStore
+    from bot.queueing.redis_queue import RedisDeliveryQueue
 
 T = TypeVar("T")
 OpenTree = Callable[[RepoHandle], AbstractContextManager[TreeSource]]
+
+
+class AttemptCounter(Protocol):
+    def begin_attempt(self, job_id: str) -> int:
+        """Count a run of a job; more than 1 when it ran before."""
+        ...
 
 
 @dataclass
@@ -38,6 +45,7 @@ class WorkerContext:
     pulls: PullState | None
     cache: FactsCache
     history: CheckRecorder | None = None
+    attempts: AttemptCounter | None = None
     _stores: dict[str, GitStore] = field(default_factory=dict)
     _local: threading.local = field(default_factory=threading.local)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -107,11 +115,13 @@ _CONTEXT: WorkerContext | None = None
 _CONTEXT_LOCK = threading.Lock()
 
 
-def configure(settings: Settings, pulls: PullState | None) -> WorkerContext:
+def configure(
+    settings: Settings, pulls: PullState | None, attempts: AttemptCounter | None = None
+) -> WorkerContext:
     global _CONTEXT
     cache = LayeredFactsCache(MemoryFactsCache(), DirectoryFactsCache(settings.data_dir / "facts"))
     with _CONTEXT_LOCK:
-        _CONTEXT = WorkerContext(settings, pulls, cache, _history(settings))
+        _CONTEXT = WorkerContext(settings, pulls, cache, _history(settings), attempts)
         return _CONTEXT
 
 
@@ -129,7 +139,7 @@ def current() -> WorkerContext:
     if context is not None:
         return context
     settings = load_settings()
-    pulls: PullState | None = None
+    pulls: RedisDeliveryQueue | None = None
     with contextlib.suppress(Exception):
         from rq import get_current_job
 
@@ -137,7 +147,7 @@ def current() -> WorkerContext:
 
         if get_current_job() is not None and settings.redis_url:
             pulls = RedisDeliveryQueue(settings.redis_url, settings.queue_name)
-    return configure(settings, pulls)
+    return configure(settings, pulls, pulls)
 
 
 @contextlib.contextmanager

@@ -3,6 +3,8 @@
 ``handle_delivery`` is the one entry point for webhook deliveries: it turns the event back into
 its typed form and dispatches on it. Pull requests, pushes and re-requested checks run the
 check pipeline; the other events are acknowledged and logged until their features arrive.
+A job that runs again (a retry, a job recovered from a dead worker, a redelivery) resumes the
+check it had started. ``report_abandoned`` ends the check of a job whose workers kept dying.
 """
 
 from __future__ import annotations
@@ -11,7 +13,13 @@ import dataclasses
 import logging
 from typing import Any
 
-from bot.checks.pipeline import CheckRequest, CheckResult, CheckServices, run_check
+from bot.checks.pipeline import (
+    CheckRequest,
+    CheckResult,
+    CheckServices,
+    report_failure,
+    run_check,
+)
 from bot.errors import PermanentForgeError
 from bot.forges.base import Forge, RepoHandle
 from bot.queueing.base import pull_key
@@ -37,6 +45,7 @@ def handle_delivery(forge: str, delivery_id: str, event: dict[str, Any]) -> dict
         log.info("delivery %s from %s: %s, nothing to do", delivery_id, forge, kind)
         return {**summary, "handled": False}
     context = current()
+    request = dataclasses.replace(request, resume=_ran_before(context))
     try:
         adapter = context.forge_for(forge, request.repo.full_name)
     except PermanentForgeError as exc:
@@ -62,14 +71,46 @@ def handle_delivery(forge: str, delivery_id: str, event: dict[str, Any]) -> dict
     return {**summary, "handled": True, "check": result.to_dict()}
 
 
-async def _check(
-    context: WorkerContext, adapter: tuple[Forge, OpenTree], forge_name: str, request: CheckRequest
-) -> CheckResult:
-    forge, open_tree = adapter
+ABANDONED_REASON = (
+    "the worker running this check stopped before it finished, every time it was tried; "
+    "re-run the check or push again"
+)
+
+
+def report_abandoned(forge: str, delivery_id: str, event: dict[str, Any]) -> dict[str, Any]:
+    """End the check of a delivery whose job was abandoned with no retries left."""
+    request = check_request(forge, delivery_id, event_from_dict(event))
+    summary: dict[str, Any] = {"forge": forge, "delivery": delivery_id, "abandoned": True}
+    if request is None:
+        return summary
+    context = current()
+    adapter, _ = context.forge_for(forge, request.repo.full_name)
+    resumed = dataclasses.replace(request, resume=True)
+    context.run(report_failure(adapter, resumed, None, ABANDONED_REASON, context.history))
+    return summary
+
+
+def _ran_before(context: WorkerContext) -> bool:
+    """Whether this job has run before, so its check may exist already. Unknown counts as yes:
+    a wasted look-up is cheap, a second check run is not."""
+    from rq import get_current_job
+
+    job = get_current_job()
+    if job is None or context.attempts is None:
+        return False
+    try:
+        return context.attempts.begin_attempt(job.id) > 1
+    except Exception:
+        log.warning("job %s: cannot count its runs; looking for a check it started", job.id)
+        return True
+
+
+async def _pull_of_rerun(forge: Forge, forge_name: str, request: CheckRequest) -> CheckRequest:
+    """A re-requested check of a pull request's head is compared as its pull request is."""
     for number in request.rerequested_pulls:
         pull = await forge.get_pull_request(request.repo, number)
         if pull.head_sha == request.head_sha and pull.base_sha and pull.base_ref:
-            request = dataclasses.replace(
+            return dataclasses.replace(
                 request,
                 base_sha=pull.base_sha,
                 fetch_refs=(f"refs/pull/{number}/head", f"refs/heads/{pull.base_ref}"),
@@ -78,7 +119,17 @@ async def _check(
                 use_merge_base=True,
                 compare_with_parent=False,
             )
-            break
+    return request
+
+
+async def _check(
+    context: WorkerContext, adapter: tuple[Forge, OpenTree], forge_name: str, request: CheckRequest
+) -> CheckResult:
+    forge, open_tree = adapter
+
+    async def resolve(request: CheckRequest) -> CheckRequest:
+        return await _pull_of_rerun(forge, forge_name, request)
+
     settings = context.settings
     services = CheckServices(
         forge,
@@ -92,6 +143,7 @@ async def _check(
         line_comment_limit=settings.line_comment_limit,
         memory=context.pulls,
         history=context.history,
+        resolve=resolve if request.rerequested_pulls else None,
     )
     return await run_check(request, services)
 

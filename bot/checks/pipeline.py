@@ -13,7 +13,7 @@ import dataclasses
 import enum
 import logging
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -89,6 +89,8 @@ class CheckRequest:
     # When the event names no base commit (GitLab's merge request hooks), the base branch's
     # fetched tip is the base.
     base_ref: str | None = None
+    # The job ran before (a retry, or its worker died): reuse the check it started.
+    resume: bool = False
 
 
 class CheckHistory(Protocol):
@@ -148,6 +150,9 @@ class CheckServices:
     memory: PullMemory | None = None
     history: CheckHistory | None = None
     clock: Callable[[], float] = field(default=time.monotonic)
+    # What the request needs from the forge before it can run (a re-requested check's pull
+    # request): inside the check, so a failure there still ends in a check that says why.
+    resolve: Callable[[CheckRequest], Awaitable[CheckRequest]] | None = None
 
 
 def _superseded(request: CheckRequest, heads: HeadRegistry | None) -> bool:
@@ -169,6 +174,8 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
     forge = services.forge
     check: CheckHandle | None = None
     try:
+        if services.resolve is not None:
+            request = await services.resolve(request)
         credentials = await forge.git_credentials(request.repo)
         with services.open_tree(request.repo) as tree:
             config, request = _read_config(tree, credentials, request)
@@ -178,7 +185,10 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
             if _superseded(request, services.heads):
                 return CheckResult(CheckStatus.SUPERSEDED)
             check = await forge.start_check(
-                request.repo, request.head_sha, external_id=request.external_id
+                request.repo,
+                request.head_sha,
+                external_id=request.external_id,
+                resume=request.resume,
             )
             comparison = _compare(tree, credentials, request, config, services.cache)
             touched_lines = _touched_lines(tree, comparison, services.line_comments)
@@ -216,7 +226,7 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
             request.head_sha[:12],
             reason,
         )
-        await _report_failure(forge, request, check, reason, services.history)
+        await report_failure(forge, request, check, reason, services.history)
         if isinstance(exc, TransientForgeError) or not isinstance(exc, IchorError):
             raise  # the queue retries transient failures; a bug should show as a failed job
         return CheckResult(CheckStatus.FAILED, Conclusion.ERROR.value, reason)
@@ -259,19 +269,22 @@ def _reason(exc: BaseException) -> str:
     return f"internal error ({type(exc).__name__}); the bot's log has the details"
 
 
-async def _report_failure(
+async def report_failure(
     forge: Forge,
     request: CheckRequest,
     check: CheckHandle | None,
     reason: str,
-    history: CheckHistory | None,
+    history: CheckHistory | None = None,
 ) -> None:
     """Best effort: a check that cannot be completed says so on the forge."""
     output = error_output(reason, head_sha=request.head_sha)
     with contextlib.suppress(ForgeError):
         if check is None:
             check = await forge.start_check(
-                request.repo, request.head_sha, external_id=request.external_id
+                request.repo,
+                request.head_sha,
+                external_id=request.external_id,
+                resume=request.resume,
             )
         await forge.complete_check(request.repo, check, output)
         if history is not None:

@@ -160,9 +160,11 @@ class Forge(Protocol):
         ...
 
     async def start_check(
-        self, repo: RepoHandle, head_sha: str, *, external_id: str
+        self, repo: RepoHandle, head_sha: str, *, external_id: str, resume: bool = False
     ) -> CheckHandle:
-        """Show the check as running on ``head_sha``."""
+        """Show the check as running on ``head_sha``. With ``resume`` (the job ran before: a
+        retry, or its worker died) reuse the check this ``external_id`` started, so a delivery
+        never leaves a second check behind; a commit status is the same status again."""
         ...
 
     async def complete_check(

@@ -50,7 +50,14 @@ from bot.forges.base import (
     headline,
     marker_fingerprint,
 )
-from bot.forges.gitea_http import GiteaHTTP, GiteaStatusError, field, pull_ref, repo_path
+from bot.forges.gitea_http import (
+    GiteaHTTP,
+    GiteaStatusError,
+    field,
+    newest_status,
+    pull_ref,
+    repo_path,
+)
 from bot.forges.responses import side
 from bot.forges.retry import with_retries
 from bot.settings import Settings
@@ -102,6 +109,8 @@ class GiteaForge:
         self._me: dict[str, Any] | None = None
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}
         self._can_resolve: bool | None = None  # None: no resolve tried yet
+        # (repository, sha) -> (state, description) an earlier run of a resumed job posted.
+        self._posted_before: dict[tuple[str, str], tuple[str, str]] = {}
 
     @classmethod
     def from_settings(cls, settings: Settings) -> GiteaForge:
@@ -127,17 +136,25 @@ class GiteaForge:
         return GitCredentials(host=self._http.host, header=f"Authorization: Basic {basic}")
 
     async def start_check(
-        self, repo: RepoHandle, head_sha: str, *, external_id: str
+        self, repo: RepoHandle, head_sha: str, *, external_id: str, resume: bool = False
     ) -> CheckHandle:
-        # A commit status has no external id: the context and the sha name it.
+        # A commit status has no external id: the context and the sha name it. A job run
+        # again leaves what an earlier run posted until its own verdict, and does not post
+        # that verdict again when it is the same.
+        if resume and (before := await self._our_latest(repo, head_sha)) is not None:
+            self._posted_before[(repo.full_name, head_sha)] = before
+            return CheckHandle(head_sha=head_sha)
         await self._status(repo, head_sha, "pending", PENDING_DESCRIPTION, None)
         return CheckHandle(head_sha=head_sha)
 
     async def complete_check(
         self, repo: RepoHandle, check: CheckHandle, output: CheckOutput
     ) -> None:
-        state = STATES[output.conclusion]
-        await self._status(repo, check.head_sha, state, headline(output), output.details_url)
+        state, description = STATES[output.conclusion], headline(output)
+        before = self._posted_before.pop((repo.full_name, check.head_sha), None)
+        if before == (state, _line(description)):
+            return
+        await self._status(repo, check.head_sha, state, description, output.details_url)
 
     async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str | None:
         if SUMMARY_MARKER not in body:
@@ -268,6 +285,12 @@ class GiteaForge:
         if url:
             data["target_url"] = url
         await self._retrying(lambda: self._http.send("POST", path, data))
+
+    async def _our_latest(self, repo: RepoHandle, sha: str) -> tuple[str, str] | None:
+        """The newest status of our context on ``sha``: (state, description)."""
+        path = repo_path(repo, f"/statuses/{quote(sha, safe='')}")
+        listed = await self._retrying(lambda: self._http.get(path))
+        return newest_status(listed, self._check_name)
 
     async def _whoami(self) -> dict[str, Any]:
         """The token's user (``GET /user``), asked once per adapter."""

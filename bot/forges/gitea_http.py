@@ -219,3 +219,16 @@ def field(body: Any, key: str, where: str) -> Any:
 
 def pull_ref(item: Any, path: str) -> PullRequestRef:
     return responses.pull_ref(item, f"Gitea GET {path}")
+
+
+def newest_status(listed: Any, context: str) -> tuple[str, str] | None:
+    """(state, description) of the newest status of ``context`` in a ``statuses`` listing."""
+    ours = [
+        s
+        for s in (listed if isinstance(listed, list) else [])
+        if isinstance(s, dict) and s.get("context") == context and isinstance(s.get("id"), int)
+    ]
+    if not ours:
+        return None
+    newest = max(ours, key=lambda s: int(s["id"]))
+    return str(newest.get("status")), str(newest.get("description") or "")

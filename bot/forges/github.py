@@ -60,6 +60,7 @@ from bot.forges.github_payloads import (
     phrase,
     pull_ref,
     redact,
+    started_run,
 )
 from bot.forges.retry import with_retries
 from bot.settings import Settings
@@ -148,8 +149,17 @@ class GitHubForge:
         return GitCredentials(host=self._web_host, header=f"Authorization: Basic {basic}")
 
     async def start_check(
-        self, repo: RepoHandle, head_sha: str, *, external_id: str
+        self, repo: RepoHandle, head_sha: str, *, external_id: str, resume: bool = False
     ) -> CheckHandle:
+        if resume:  # an earlier run of this job may have created the check run already
+            query = urlencode({"check_name": self._check_name, "filter": "all", "per_page": 100})
+            listed = _repo_path(repo, f"/commits/{quote(head_sha, safe='')}/check-runs")
+            found = await self._call(
+                repo, lambda token: self._send("GET", f"{listed}?{query}", token)
+            )
+            run_id = started_run(found, external_id, f"GET {listed}")
+            if run_id is not None:
+                return CheckHandle(head_sha=head_sha, id=run_id)
         path = _repo_path(repo, "/check-runs")
         data = {"name": self._check_name, "head_sha": head_sha, "status": "in_progress"}
         data |= {"external_id": external_id, "started_at": self._timestamp()}

@@ -140,3 +140,19 @@ def annotation(a: Annotation) -> dict[str, Any]:
     if a.title:
         note["title"] = clip_title(a.title)
     return note
+
+
+def started_run(listing: Any, external_id: str, where: str) -> str | None:
+    """The id of the newest check run in a ``check-runs`` listing made for ``external_id`` (the
+    delivery): a job run again after a crash or a failure reuses it instead of adding one."""
+    runs = field(listing, "check_runs", where)
+    if not isinstance(runs, list):
+        raise PermanentForgeError(f"{where}: check_runs is not a list")
+    ids = [
+        int(run["id"])
+        for run in runs
+        if isinstance(run, Mapping)
+        and run.get("external_id") == external_id
+        and isinstance(run.get("id"), int)
+    ]
+    return str(max(ids)) if ids else None

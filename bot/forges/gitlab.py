@@ -139,11 +139,28 @@ class GitLabForge:
         return GitCredentials(host=self._host, header=f"Authorization: Basic {basic}")
 
     async def start_check(
-        self, repo: RepoHandle, head_sha: str, *, external_id: str
+        self, repo: RepoHandle, head_sha: str, *, external_id: str, resume: bool = False
     ) -> CheckHandle:
         # A commit status has no external id: the sha and the status name are its identity.
+        # A job run again takes up the status an earlier run left (GitLab makes a new status
+        # for a state posted after a final one), and posts no state it already has.
+        if resume and (state := await self._latest_state(repo, head_sha)) is not None:
+            self._posted[(_project(repo), head_sha, self._check_name)] = state
+            return CheckHandle(head_sha=head_sha)
         await self._set_status(repo, head_sha, "running", RUNNING_DESCRIPTION, None)
         return CheckHandle(head_sha=head_sha)
+
+    async def _latest_state(self, repo: RepoHandle, sha: str) -> str | None:
+        project, name = _project(repo), self._check_name
+
+        def latest(gl: gitlab.Gitlab) -> str | None:
+            commit = gl.projects.get(project, lazy=True).commits.get(sha, lazy=True)
+            found = commit.statuses.list(name=name, get_all=False)
+            ours = [st.attributes for st in found if st.attributes.get("name") == name]
+            newest = max(ours, key=lambda st: int(st.get("id") or 0), default=None)
+            return None if newest is None else str(newest["status"])
+
+        return await self._retrying(lambda: self._api.run(latest))
 
     async def complete_check(
         self, repo: RepoHandle, check: CheckHandle, output: CheckOutput

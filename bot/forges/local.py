@@ -77,7 +77,7 @@ class LocalForge:
         return None
 
     async def start_check(
-        self, repo: RepoHandle, head_sha: str, *, external_id: str
+        self, repo: RepoHandle, head_sha: str, *, external_id: str, resume: bool = False
     ) -> CheckHandle:
         record = {
             "repository": repo.full_name,

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 JOB_FUNCTION = "workers.jobs.handle_delivery"
+# Queued in place of a job abandoned by its worker with no retries left: it ends the check.
+ABANDONED_FUNCTION = "workers.jobs.report_abandoned"
 _JOB_ID_SAFE = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 

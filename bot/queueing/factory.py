@@ -10,7 +10,10 @@ def build_queue(settings: Settings) -> tuple[DeliveryQueue, str]:
     if settings.redis_url:
         from bot.queueing.redis_queue import RedisDeliveryQueue
 
-        return RedisDeliveryQueue(settings.redis_url, settings.queue_name), "redis"
+        queue = RedisDeliveryQueue(
+            settings.redis_url, settings.queue_name, job_timeout=settings.job_timeout
+        )
+        return queue, "redis"
     from bot.queueing.inprocess import InProcessDeliveryQueue
 
     return InProcessDeliveryQueue(), "in-process"

@@ -1,8 +1,9 @@
 """Deliveries as RQ jobs on Redis, deduplicated by delivery id, two round trips per batch.
 
 A marker ``ichor:delivery:<job id>`` is set with ``SET NX``; only the delivery that sets it is
-enqueued. A marker whose job is gone (a crash between the two writes) or whose job failed
-(a person clicked "redeliver") lets the delivery through again.
+enqueued. A marker whose job is gone (a crash between the two writes), whose job failed
+(a person clicked "redeliver"), or whose job is ``started`` by a worker that died (its running
+key, :func:`bot.queueing.recovery.running_key`, has lapsed) lets the delivery through again.
 
 The web process submits from its event loop (``asubmit_many``, redis.asyncio): a second
 thread doing the Redis work would fight the request handlers for the GIL, and every handover
@@ -26,23 +27,27 @@ from rq.job import Job, JobStatus
 from rq.utils import now, utcformat
 
 from bot.queueing.base import JOB_FUNCTION, Outcome, QueuedDelivery, QueueUnavailableError
+from bot.queueing.recovery import running_key
 
 MARKER_TTL_SECONDS = 7 * 24 * 3600
 # Job hashes outlive their markers, so a marker always finds its job's state.
 RESULT_TTL_SECONDS = MARKER_TTL_SECONDS + 3600
 RETRY = Retry(max=3, interval=[10, 60, 300])
+DEFAULT_JOB_TIMEOUT = 600
 _DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 
 
-# One delivery, atomically: set the dedupe marker; if it was new, or its job is gone or failed,
-# write RQ's job record and push it on the queue; for a pull request event, record its head
-# in the order heads arrived. Returns the outcome's value.
+# One delivery, atomically: set the dedupe marker; if it was new, or its job is gone, failed
+# or stuck (started, its worker's running key lapsed), write RQ's job record and push it on the
+# queue; for a pull request event, record its head in the order heads arrived. Returns the
+# outcome's value.
 SUBMIT_SCRIPT = """
 local fresh = redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1])
 local status = redis.call('HGET', KEYS[2], 'status')
 local outcome = 'queued'
 if not fresh and status then
-  if status ~= 'failed' then
+  local stuck = status == 'started' and redis.call('EXISTS', KEYS[8]) == 0
+  if status ~= 'failed' and not stuck then
     return 'duplicate'
   end
   outcome = 'requeued'
@@ -78,7 +83,9 @@ def _description(delivery: QueuedDelivery) -> str:
     return f"{delivery.forge} {delivery.event_name} {delivery.delivery_id}"
 
 
-def job_record(delivery: QueuedDelivery, origin: str) -> tuple[bytes, dict[str, Any]]:
+def job_record(
+    delivery: QueuedDelivery, origin: str, timeout: int = DEFAULT_JOB_TIMEOUT
+) -> tuple[bytes, dict[str, Any]]:
     """RQ's job record for a delivery, built directly: ``Job.create(...).to_dict()`` costs
     several times as much, on the path that bounds deliveries per second.
 
@@ -99,6 +106,7 @@ def job_record(delivery: QueuedDelivery, origin: str) -> tuple[bytes, dict[str, 
         "status": JobStatus.QUEUED.value,
         "origin": origin,
         "description": _description(delivery),
+        "timeout": timeout,
         "result_ttl": RESULT_TTL_SECONDS,
         "failure_ttl": RESULT_TTL_SECONDS,
         "retries_left": RETRY.max,
@@ -109,6 +117,10 @@ def job_record(delivery: QueuedDelivery, origin: str) -> tuple[bytes, dict[str, 
 
 def marker_key(job_id: str) -> str:
     return f"ichor:delivery:{job_id}"
+
+
+def attempts_key(job_id: str) -> str:
+    return f"ichor:attempts:{job_id}"
 
 
 def head_key(pull: str) -> str:
@@ -122,9 +134,19 @@ _NO_HEAD = "ichor:heads:-"  # a placeholder key, never written
 
 
 class RedisDeliveryQueue:
-    def __init__(self, url: str, queue_name: str = "ichor") -> None:
+    def __init__(
+        self,
+        url: str,
+        queue_name: str = "ichor",
+        *,
+        job_timeout: int = DEFAULT_JOB_TIMEOUT,
+        connection: redis.Redis | None = None,
+    ) -> None:
         self.url = url
-        self.redis = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=2)
+        self.job_timeout = job_timeout
+        self.redis = connection or redis.Redis.from_url(
+            url, socket_timeout=5, socket_connect_timeout=2
+        )
         self.queue = Queue(queue_name, connection=self.redis)
         self._async: redis.asyncio.Redis | None = None
         self._async_script: Any = None
@@ -164,8 +186,8 @@ class RedisDeliveryQueue:
             Queue.redis_queues_keys,
         ]
         head = delivery.head
-        keys += [head_key(head[0]) if head else _NO_HEAD, HEAD_SEQUENCE_KEY]
-        data, fields = job_record(delivery, self.queue.name)
+        keys += [head_key(head[0]) if head else _NO_HEAD, HEAD_SEQUENCE_KEY, running_key(job_id)]
+        data, fields = job_record(delivery, self.queue.name, self.job_timeout)
         # The text fields travel as one JSON argument: packing some thirty arguments per
         # delivery cost more than everything else the web process does with Redis.
         return keys, [
@@ -189,6 +211,7 @@ class RedisDeliveryQueue:
             description=_description(delivery),
             origin=self.queue.name,
             status=JobStatus.QUEUED,
+            timeout=self.job_timeout,
         )
         job.retries_left = RETRY.max
         job.retry_intervals = RETRY.intervals
@@ -208,6 +231,15 @@ class RedisDeliveryQueue:
             return Job.fetch(job_id, connection=self.redis).return_value()
         except Exception:  # gone, expired, unreadable or Redis down: nothing to show
             return None
+
+    def begin_attempt(self, job_id: str) -> int:
+        """Count a run of a job: 1 the first time, more when it runs again (a retry, a job
+        recovered from a dead worker, a redelivery), so it resumes what it had started."""
+        key = attempts_key(job_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.incr(key)
+        pipe.expire(key, MARKER_TTL_SECONDS)
+        return int(pipe.execute()[0])
 
     def has_line_comments(self, pull: str) -> bool:
         return bool(self.redis.exists(f"ichor:line-comments:{pull}"))

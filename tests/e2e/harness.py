@@ -31,6 +31,17 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 SECRET = "e2e-webhook-secret"
 REDIS_URL = "redis://127.0.0.1:6379/0"
+# Short recovery intervals, so a test sees a dead worker's job come back within seconds;
+# ICHOR_E2E_DEFAULT_RECOVERY=1 runs the workers with the production defaults instead.
+FAST_RECOVERY = (
+    {}
+    if os.environ.get("ICHOR_E2E_DEFAULT_RECOVERY")
+    else {
+        "ICHOR_WORKER_HEARTBEAT": "0.2",
+        "ICHOR_JOB_HEARTBEAT_TTL": "1",
+        "ICHOR_WORKER_REAP_INTERVAL": "0.3",
+    }
+)
 PR_FIXTURE = ROOT / "fixtures/webhooks/github/pull_request__synchronize.json"
 
 
@@ -60,21 +71,23 @@ def _git_shim(directory: Path, log: Path) -> Path:
 class Bot:
     """One web process (started once) and worker runs on demand, all on one RQ queue."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, redis_url: str = REDIS_URL) -> None:
         self.workdir = workdir
+        self.redis_url = redis_url
         self.queue = f"e2e-{uuid.uuid4().hex[:10]}"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.deliveries: list[str] = []
+        self.workers: list[WorkerProcess] = []
         self.repositories: set[str] = set()  # full names whose pull request state to clean
-        self.redis = redis.Redis.from_url(REDIS_URL)
+        self.redis = redis.Redis.from_url(redis_url)
         self._web: subprocess.Popen[bytes] | None = None
         self.web_log = workdir / "web.log"
 
     def _env(self, extra: Mapping[str, str]) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ICHOR_")}
         env.update(
-            ICHOR_REDIS_URL=REDIS_URL,
+            ICHOR_REDIS_URL=self.redis_url,
             ICHOR_QUEUE_NAME=self.queue,
             ICHOR_GITHUB_WEBHOOK_SECRET=SECRET,
             ICHOR_GITLAB_WEBHOOK_SECRET=SECRET,
@@ -104,6 +117,8 @@ class Bot:
         raise RuntimeError(f"ichor-bot serve did not start: {self.web_log.read_text()[-2000:]}")
 
     def stop(self) -> None:
+        for worker in self.workers:
+            worker.kill()
         if self._web is not None:
             self._web.terminate()
             try:
@@ -164,6 +179,60 @@ class Bot:
                 check=False,
             )
         return WorkerRun(proc.returncode, log.read_text(), argv_log, time.monotonic() - started)
+
+    def start_worker(
+        self, forge_env: Mapping[str, str], data_dir: Path, extra: Mapping[str, str] = FAST_RECOVERY
+    ) -> WorkerProcess:
+        """A real ``ichor-bot worker`` that keeps running until it is killed."""
+        log = data_dir.parent / f"worker-{uuid.uuid4().hex[:6]}.log"
+        env = self._env({**forge_env, **extra, "ICHOR_DATA_DIR": str(data_dir)})
+        with log.open("wb") as out:
+            proc = subprocess.Popen(
+                [str(BIN / "ichor-bot"), "worker"], env=env, stdout=out, stderr=subprocess.STDOUT
+            )
+        worker = WorkerProcess(proc, log)
+        self.workers.append(worker)
+        return worker
+
+    def jobs_running_on(self, worker: WorkerProcess) -> set[str]:
+        """The jobs whose lease ``worker`` holds (RQ knows the worker by name, with its pid)."""
+        names = {
+            _text(key).removeprefix("rq:worker:")
+            for key in self.redis.smembers(f"rq:workers:{self.queue}")
+            if self.redis.hget(key, "pid") == str(worker.proc.pid).encode()
+        }
+        return {
+            _text(key).removeprefix("ichor:running:")
+            for key in self.redis.scan_iter("ichor:running:*")
+            if _text(self.redis.get(key) or b"") in names
+        }
+
+    def job_status(self, job_id: str) -> str | None:
+        status = self.redis.hget(f"rq:job:{job_id}", "status")
+        return status.decode() if isinstance(status, bytes) else None
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class WorkerProcess:
+    def __init__(self, proc: subprocess.Popen[bytes], log: Path) -> None:
+        self.proc = proc
+        self.log_path = log
+
+    @property
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL: the worker gets no chance to clean up, as when a machine dies."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
 
 
 class WorkerRun:
@@ -227,8 +296,8 @@ def pull_request_payload(
 
 
 @contextlib.contextmanager
-def running_bot(workdir: Path) -> Iterator[Bot]:
-    bot = Bot(workdir)
+def running_bot(workdir: Path, redis_url: str = REDIS_URL) -> Iterator[Bot]:
+    bot = Bot(workdir, redis_url)
     bot.start()
     try:
         yield bot

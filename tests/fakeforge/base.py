@@ -98,6 +98,26 @@ class Fault:
         return self.times is not None and self.hits >= self.times
 
 
+@dataclass
+class Hold:
+    """The first request matching ``method`` and ``path`` waits, before taking effect, until
+    released (it then takes effect) or dropped (it never does: its client was killed meanwhile
+    and a real forge would have seen the connection go). ``reached`` says it arrived."""
+
+    method: str
+    path: re.Pattern[str]
+    reached: threading.Event = field(default_factory=threading.Event)
+    released: threading.Event = field(default_factory=threading.Event)
+    dropped: bool = False
+
+    def release(self) -> None:
+        self.released.set()
+
+    def drop(self) -> None:
+        self.dropped = True
+        self.released.set()
+
+
 class Reject(Exception):
     """Answer ``response`` now; ``kind`` names the problem list that records ``message``."""
 
@@ -122,6 +142,7 @@ class FakeForgeBase(Generic[CallT]):
         self._ids: dict[str, Iterator[int]] = {}
         self._first_id = first_id
         self._faults: list[Fault] = []
+        self._holds: list[Hold] = []
         self._calls: list[CallT] = []
         self._validation_errors: list[str] = []
         self._auth_failures: list[str] = []
@@ -221,6 +242,35 @@ class FakeForgeBase(Generic[CallT]):
             )
         )
 
+    def hold(self, method: str, path: str) -> Hold:
+        """Hold every ``method`` request whose raw path (regex, full match) matches, until
+        ``release()`` (or the fake stops)."""
+        held = Hold(method.upper(), re.compile(path))
+        with self._lock:
+            self._holds.append(held)
+        return held
+
+    def _wait_if_held(self, req: Request) -> bool:
+        """Wait while a hold has this request; whether it was dropped."""
+        with self._lock:
+            held = next(
+                (
+                    h
+                    for h in self._holds
+                    if not h.reached.is_set()
+                    and h.method == req.method.upper()
+                    and h.path.fullmatch(req.path)
+                ),
+                None,
+            )
+            if held is None:
+                return False
+            held.reached.set()
+        while not held.released.wait(0.05):
+            if self._server.stopping.is_set():
+                return True
+        return held.dropped
+
     def clear_faults(self) -> None:
         with self._lock:
             self._faults.clear()
@@ -307,6 +357,8 @@ class FakeForgeBase(Generic[CallT]):
         passed = self._pass_through(req)
         if passed is not None:
             return passed
+        if self._wait_if_held(req):
+            return Response(502, {"message": "held and dropped"})
         call = self._new_call(req)
         fault: Fault | None = None
         try:

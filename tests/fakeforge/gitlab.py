@@ -90,6 +90,13 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any]]] = {
             "pipeline_id": "int",
         },
     ),
+    # GET /projects/:id/repository/commits/:sha/statuses: the latest status per name, or every
+    # one with all=true, by id ascending (GitLab's default order).
+    "list_statuses": (
+        "GET",
+        _P + "/repository/commits/(?P<sha>[^/]+)/statuses",
+        {"ref": "str", "stage": "str", "name": "str", "all": "bool", **_PAGING},
+    ),
     "list_mrs": (
         "GET",
         _P + "/merge_requests",
@@ -585,6 +592,24 @@ class FakeGitLab(FakeForgeBase[Call]):
             if key in params:
                 status[key] = params[key]
         return Response(201, {k: v for k, v in status.items() if k != "history"})
+
+    def _op_list_statuses(self, path: dict[str, str], params: dict[str, Any]) -> Response:
+        project = self._find_project(path["project"])
+        sha, name = path["sha"], params.get("name")
+        if self._commit_missing(project, sha):
+            raise _not_found("Commit Not Found")
+        mine = [
+            s
+            for s in project["statuses"]
+            if s["sha"] == sha and (name is None or s["name"] == name)
+        ]
+        if not params.get("all"):
+            latest: dict[str, dict[str, Any]] = {}
+            for status in mine:
+                latest[status["name"]] = status
+            mine = list(latest.values())
+        items = [{k: v for k, v in st.items() if k != "history"} for st in mine]
+        return self._paged(path, params, items)
 
     def _refused(self, state: str, current: str) -> Reject:
         event = _EVENTS[state]

@@ -165,6 +165,11 @@ class LocalServer:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
+    @property
+    def stopping(self) -> threading.Event:
+        """Set while the server stops: anything waiting on a request should give up."""
+        return self._stopping
+
     def start(self) -> None:
         if self._server is not None:
             return

@@ -161,6 +161,25 @@ def test_status_pending_then_each_verdict(fake: FakeGitea) -> None:
     clean(fake)
 
 
+def test_a_job_run_again_does_not_post_its_status_twice(fake: FakeGitea) -> None:
+    run, r = Driver(fake), repo(fake)
+    verdict = CheckOutput(Conclusion.SUCCESS, "1 target accepted", "s", "t")
+
+    async def first_run_then_retry(forge: GiteaForge) -> None:
+        check = await forge.start_check(r, SHA, external_id="job-1")
+        await forge.complete_check(r, check, verdict)  # ... and the worker died before it ended
+        again = await forge.start_check(r, SHA, external_id="job-1", resume=True)
+        await forge.complete_check(r, again, verdict)
+        other = await forge.start_check(r, SHA2, external_id="job-2", resume=True)  # nothing yet
+        await forge.complete_check(r, other, verdict)
+
+    run(first_run_then_retry)
+    assert [s["status"] for s in fake.statuses(FULL, SHA)] == ["pending", "success"]
+    assert [s["status"] for s in fake.statuses(FULL, SHA2)] == ["pending", "success"]
+    assert fake.calls_summary().count(f"GET {API}/statuses/{SHA} 200") == 1
+    clean(fake)
+
+
 def test_a_long_title_is_cut_to_one_short_line(fake: FakeGitea) -> None:
     run, r = Driver(fake), repo(fake)
     output = CheckOutput(Conclusion.FAILURE, "x" * 500, "s", "t")

@@ -276,6 +276,29 @@ def test_start_check_creates_an_in_progress_run(fake: FakeGitHub, gh: Harness) -
     assert gh.authorizations(f"POST {CHECKS}") == ["Bearer tok-1"]
 
 
+LISTED = (
+    f"GET /repos/octo/widgets/commits/{SHA}/check-runs"
+    "?check_name=ichor%2Facceptance&filter=all&per_page=100"
+)
+
+
+def test_a_resumed_check_reuses_the_run_its_delivery_started(fake: FakeGitHub, gh: Harness) -> None:
+    runs = [{"id": 5, "external_id": "other"}, {"id": 7, "external_id": "delivery-1"}]
+    fake.on(LISTED, reply(200, {"total_count": 2, "check_runs": runs}))
+    handle = gh.run(lambda f: f.start_check(REPO, SHA, external_id="delivery-1", resume=True))
+    assert handle == CheckHandle(head_sha=SHA, id="7")
+    assert fake.calls(f"POST {CHECKS}") == []
+
+
+def test_a_resumed_check_whose_run_was_never_made_makes_one(fake: FakeGitHub, gh: Harness) -> None:
+    runs = [{"id": 5, "external_id": "another-delivery"}]
+    fake.on(LISTED, reply(200, {"total_count": 1, "check_runs": runs}))
+    fake.on(f"POST {CHECKS}", reply(201, {"id": 992}))
+    handle = gh.run(lambda f: f.start_check(REPO, SHA, external_id="delivery-1", resume=True))
+    assert handle == CheckHandle(head_sha=SHA, id="992")
+    assert len(fake.calls(LISTED)) == 1
+
+
 def test_complete_check_sends_the_verdict_and_output(fake: FakeGitHub, gh: Harness) -> None:
     fake.on(f"PATCH {CHECKS}/991", reply(200, {"id": 991}))
     out = output(2, conclusion=Conclusion.SUCCESS, details_url="https://ichor.test/r/1")

@@ -175,6 +175,28 @@ def test_a_status_another_process_set_counts_as_done(
     assert sleeps == []  # a refused repeat is an answer, not a failure to retry
 
 
+def test_a_job_run_again_takes_up_the_status_an_earlier_run_ended(
+    fake: FakeGitLab, forge: GitLabForge, sleeps: Sleeps
+) -> None:
+    first = GitLabForge(url=fake.url, token=fake.token, sleep=sleeps)
+
+    async def first_run() -> None:  # ... and its worker died before the job was recorded
+        check = await first.start_check(REPO, SHA, external_id="job-1")
+        await first.complete_check(REPO, check, output())
+
+    async def retry() -> None:
+        check = await forge.start_check(REPO, SHA, external_id="job-1", resume=True)
+        await forge.complete_check(REPO, check, output())
+
+    run(first, first_run)
+    run(forge, retry)
+    # Posting running again would have made GitLab start a second status for the commit.
+    [status] = fake.statuses(PROJECT, SHA)
+    assert status["history"] == ["created", "pending", "running", "success"]
+    assert fake.calls_summary()[2:] == [f"GET {API}/repository/commits/{SHA}/statuses 200"]
+    assert fake.validation_errors == []
+
+
 def test_the_final_state_is_reached_through_a_502_and_a_429(
     fake: FakeGitLab, forge: GitLabForge, sleeps: Sleeps, caplog: pytest.LogCaptureFixture
 ) -> None:

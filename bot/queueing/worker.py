@@ -1,0 +1,158 @@
+"""The RQ worker ``ichor-bot worker`` runs: RQ's ``SimpleWorker``, plus what keeps a crash from
+leaving a check stuck and a Redis outage from stopping the worker.
+
+- A ``SimpleWorker`` runs jobs in its own process (adapters, tokens and parsed facts carry from
+  one job to the next), so nothing watches a job from outside: a keeper thread renews the
+  running job's heartbeat every ``heartbeat`` seconds, with a lease of ``heartbeat_ttl``
+  seconds, and runs the reaper (:mod:`bot.queueing.recovery`) every ``reap_interval``. A job
+  whose worker dies is back on the queue within ``heartbeat_ttl + grace + 2 * reap_interval``
+  seconds (under 40 s with the defaults).
+- Every Redis call the worker makes is retried with backoff for up to ``redis_outage``
+  seconds (redis-py reconnects on each try), so a worker that finishes a job while Redis is
+  away waits, and records the result once Redis is back, instead of exiting with the job
+  ``started``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.retry import Retry
+from rq import Queue, SimpleWorker
+from rq.executions import Execution
+from rq.job import Job
+
+from bot.queueing.recovery import reap_abandoned, running_key
+from bot.settings import Settings
+
+log = logging.getLogger("ichor.worker")
+_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+_BACKOFF_CAP = 1.0  # seconds between tries when Redis is away
+
+
+@dataclass(frozen=True, slots=True)
+class Timings:
+    heartbeat: float
+    heartbeat_ttl: int
+    reap_interval: float
+
+    @property
+    def grace(self) -> float:
+        """How long a lease must stay missing before its job is taken for abandoned: two
+        heartbeats and a reconnect, so a live worker back from a Redis outage renews first."""
+        return 2 * self.heartbeat + _BACKOFF_CAP
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Timings:
+        return cls(
+            settings.worker_heartbeat, settings.job_heartbeat_ttl, settings.worker_reap_interval
+        )
+
+
+def worker_connection(url: str, outage_seconds: float) -> redis.Redis:
+    """A client whose every call rides out ``outage_seconds`` of Redis being unreachable."""
+    tries = max(1, math.ceil(outage_seconds / _BACKOFF_CAP) + 5)
+    retry = Retry(ExponentialWithJitterBackoff(cap=_BACKOFF_CAP, base=0.05), tries)
+    return redis.Redis.from_url(
+        url,
+        retry=retry,
+        retry_on_error=[redis.exceptions.ConnectionError, redis.exceptions.TimeoutError],
+        socket_connect_timeout=2,
+    )
+
+
+class IchorWorker(SimpleWorker):
+    def __init__(
+        self, queues: list[Queue], *, connection: redis.Redis, timings: Timings, **kwargs: Any
+    ) -> None:
+        super().__init__(
+            queues,
+            connection=connection,
+            # RQ's own registry maintenance runs on the same period as the reaper, which goes
+            # first (clean_registries), so RQ never retries an abandoned job on its own.
+            maintenance_interval=max(1, int(timings.reap_interval)),
+            **kwargs,
+        )
+        self.timings = timings
+        self._running: tuple[Job, Execution] | None = None
+        self._running_lock = threading.Lock()
+        self._stop_keeper = threading.Event()
+
+    # -- the running job's lease --------------------------------------------------------------
+    def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
+        # RQ's own view (its registry score); it lapses a minute after the lease, so RQ's
+        # clean-up never moves a job the reaper has not judged first.
+        return self.timings.heartbeat_ttl + 60
+
+    def prepare_execution(self, job: Job) -> Execution:
+        # The lease first: a registry entry without one is taken for a leftover.
+        self.connection.set(running_key(job.id), self.name, px=self._lease_ms)
+        execution = super().prepare_execution(job)
+        with self._running_lock:
+            self._running = (job, execution)
+        return execution
+
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        try:
+            super().execute_job(job, queue)
+        finally:
+            with self._running_lock:
+                self._running = None
+                with contextlib.suppress(*_DOWN):
+                    self.connection.delete(running_key(job.id))
+
+    @property
+    def _lease_ms(self) -> int:
+        return self.timings.heartbeat_ttl * 1000
+
+    def renew_lease(self) -> None:
+        with self._running_lock:
+            if self._running is None:
+                return
+            job, execution = self._running
+            self.maintain_heartbeats(job, execution)
+            self.connection.set(running_key(job.id), self.name, px=self._lease_ms)
+
+    # -- abandoned jobs -----------------------------------------------------------------------
+    def reap(self) -> None:
+        for queue in self.queues:
+            reap_abandoned(
+                self.connection,
+                queue,
+                lock_seconds=self.timings.reap_interval * 0.8,
+                grace_seconds=self.timings.grace,
+            )
+
+    def clean_registries(self) -> None:
+        self.reap()
+        super().clean_registries()  # type: ignore[no-untyped-call]
+
+    # -- the loop -----------------------------------------------------------------------------
+    def work(self, *args: Any, **kwargs: Any) -> bool:
+        keeper = threading.Thread(target=self._keep, name="ichor-keeper", daemon=True)
+        keeper.start()
+        try:
+            return bool(super().work(*args, **kwargs))
+        finally:
+            self._stop_keeper.set()
+            keeper.join(timeout=5)
+
+    def _keep(self) -> None:
+        period = min(self.timings.heartbeat, self.timings.reap_interval)
+        next_reap = time.monotonic()
+        while not self._stop_keeper.wait(period):
+            try:
+                self.renew_lease()
+                if time.monotonic() >= next_reap:
+                    next_reap = time.monotonic() + self.timings.reap_interval
+                    self.reap()
+            except Exception:  # the keeper must outlive any one failure; the log says why
+                log.exception("worker %s: heartbeat or reaper failed", self.name)

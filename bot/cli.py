@@ -1,11 +1,17 @@
-"""``ichor-bot``: the command line. Errors are one line on stderr and exit 2, never a traceback."""
+"""``ichor-bot``: the command line. Errors are one line on stderr and exit 2, never a traceback.
+
+Exit status: 0 accepted, 1 refused, 2 usage or configuration error, 3 internal error (a bug:
+one line too, and the traceback only with ``ICHOR_DEBUG=1``).
+"""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 import time
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,6 +30,7 @@ from bot.targets import add_tree_arguments, adhoc_target, open_snapshot, resolve
 from bot.types_command import add_types_parser, run_types
 
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3
 _RENDERERS = {"text": report_to_text, "json": report_to_json, "sarif": report_to_sarif}
 
 
@@ -42,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Check every target of PATH/.ichor.yaml (or one ad-hoc --path) and print the verdict. "
             "Without --rev the directory on disk is read; with --rev, the git objects at REV. "
-            "Exit 0: every target accepted; 1: a target refused; 2: usage or configuration error."
+            "Exit 0: every target accepted; 1: a target refused; 2: usage or configuration error; "
+            "3: internal error (ICHOR_DEBUG=1 shows the traceback)."
         ),
     )
     add_tree_arguments(check, "check")
@@ -188,6 +196,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug, never a verdict: exit 1 would read as "refused"
+        return _internal_error(exc, debug=os.environ.get("ICHOR_DEBUG") == "1")
+
+
+def _internal_error(exc: BaseException, *, debug: bool) -> int:
+    """One line on stderr (the traceback too with ``ICHOR_DEBUG=1``), and exit 3."""
+    if debug:
+        traceback.print_exception(exc, file=sys.stderr)
+    text = " ".join(str(exc).split()) or "(no message)"
+    hint = "" if debug else " (ICHOR_DEBUG=1 shows the traceback)"
+    print(f"ichor-bot: internal error: {type(exc).__name__}: {text}{hint}", file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -327,13 +327,23 @@ def _pieces(raw: bytes, *, pathname: bool) -> list[list[_Token]]:
             i += 1
     if quirk is None:
         return [out]
-    head, rest = out[:quirk], out[quirk + 1 :]
-    # The quirky ``**`` matches any text, ``/`` included, from the end of the prefix on.
+    return _expand_quirk(out[:quirk], out[quirk + 1 :], zero_dir=zero_dir)
+
+
+def _expand_quirk(head: list[_Token], rest: list[_Token], *, zero_dir: bool) -> list[list[_Token]]:
+    """The globs for ``head`` + the quirky ``**`` + ``rest``: it matches any text, ``/``
+    included, from the end of the prefix on (``rest`` is empty or starts with ``/``)."""
     variants: list[list[_Token]] = [[*head, STAR, "/", "**", *rest]]
     if not rest:
         variants.append([*head, STAR])
     elif zero_dir:
-        variants.append([*head, *rest[1:]])  # wildmatch's shortcut: ``**/`` matching nothing
+        # wildmatch's shortcut: ``**/`` matching nothing. What follows is matched as a pattern
+        # of its own, so a ``**`` at its start is special again, glued to ``head`` as well.
+        after = rest[1:]
+        if after[:1] == ["**"]:
+            variants += _expand_quirk(head, after[1:], zero_dir=after[1:2] == ["/"])
+        else:
+            variants.append([*head, *after])
     return variants
 
 

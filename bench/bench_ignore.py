@@ -8,7 +8,8 @@ number, and nothing here is a test.
   prefix quirk, classes, near misses), paths up to 4,096 bytes. For each case the matcher's
   time is the best of a few calls, and git's is ``git check-ignore --no-index --stdin`` on
   the same pattern and path, per match: one process reads the path once, another reads it
-  ``REPEAT + 1`` times, and the difference over ``REPEAT`` leaves git's start-up out. git
+  ``n + 1`` times (``n`` up to ``REPEAT``, fewer when git is slow on the case), and the
+  difference over ``n`` leaves git's start-up out. git
   (2.39) backtracks too, so a git run is stopped after ``GIT_TIMEOUT`` seconds and counted
   as at least that. The slowest case is reported with its ratio to git on that case; the
   answers are compared wherever git finished.
@@ -35,7 +36,7 @@ from bot.paths import decode_path
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 CORPUS = "sulibot-home-ops"
 MAX_NAME = 4096
-REPEAT = 20
+REPEAT = 200
 GIT_TIMEOUT = 1.0
 GIT_CHECK_IGNORE = ("git", "-c", "core.excludesFile=/dev/null", "check-ignore", "--no-index")
 GIT_CHECK_IGNORE += ("--stdin", "-z")
@@ -137,10 +138,12 @@ def git_seconds(repo: Path, case: Case) -> tuple[float, bool | None]:
     once, ignored = _git_check_ignore(repo, [case.path], GIT_TIMEOUT)
     if ignored is None:
         return GIT_TIMEOUT, None
-    many, finished = _git_check_ignore(repo, [case.path] * (REPEAT + 1), GIT_TIMEOUT * REPEAT)
+    # Enough repeats for git's matching to stand out of its start-up (a few ms).
+    repeat = max(3, min(REPEAT, int(0.2 / max(once, 1e-3))))
+    many, finished = _git_check_ignore(repo, [case.path] * (repeat + 1), GIT_TIMEOUT * repeat)
     if finished is None:
         return GIT_TIMEOUT, None
-    return max(many - once, 0.0) / REPEAT, case.path in ignored
+    return max(many - once, 0.0) / repeat, case.path in ignored
 
 
 def _show(data: bytes, limit: int = 40) -> str:
@@ -152,6 +155,7 @@ def adversarial(repo: Path, count: int, seed: int) -> list[str]:
     cases = adversarial_cases(random.Random(seed), count)  # noqa: S311 - test data
     worst: tuple[float, float, Case] | None = None
     worst_number = -1
+    finished: tuple[float, float, Case] | None = None  # the slowest where git finished
     ratios: list[float] = []
     disagree = timeouts = 0
     total = 0.0
@@ -170,6 +174,8 @@ def adversarial(repo: Path, count: int, seed: int) -> list[str]:
         if worst is None or ours > worst[0]:
             worst = (ours, git, case)
             worst_number = number
+        if git_ignored is not None and (finished is None or ours > finished[0]):
+            finished = (ours, git, case)
     assert worst is not None
     ours, git, case = worst
     ratios.sort()
@@ -182,10 +188,22 @@ def adversarial(repo: Path, count: int, seed: int) -> list[str]:
         f"{slowest} ({bound}{ours / git:.2g}x git)" if git > 0 else slowest,
         f"  pattern {_show(case.pattern)}  path {_show(case.path)}",
         f"git did not finish in {GIT_TIMEOUT} s on {timeouts} cases (counted as {GIT_TIMEOUT} s)",
+        _slowest_finished(finished),
         f"all cases: {total * 1e3:.1f} ms; ratio to git per case: median "
         f"{ratios[len(ratios) // 2]:.2f}x, 99th percentile {ratios[len(ratios) * 99 // 100]:.2f}x",
         f"answers that differ from git: {disagree}",
     ]
+
+
+def _slowest_finished(finished: tuple[float, float, Case] | None) -> str:
+    if finished is None:
+        return "git finished no case"
+    ours, git, case = finished
+    ratio = f" ({ours / git:.2g}x git)" if git > 0 else ""
+    return (
+        f"slowest where git finished: {ours * 1e3:.3f} ms, git {git * 1e3:.3f} ms{ratio}; "
+        f"pattern {_show(case.pattern)}, path of {len(case.path)} bytes"
+    )
 
 
 def corpus_paths() -> list[bytes]:

@@ -74,6 +74,7 @@ test: lint types pytest
 # Speed and memory as ratios against baselines measured in the same run (never asserted).
 bench: $(STAMP)
 	$(BIN)/python bench/bench_gate.py
+	$(BIN)/python bench/bench_ignore.py
 	$(BIN)/python bench/bench_ingress.py
 	$(BIN)/python bench/bench_check.py
 	$(BIN)/python bench/bench_unused_ignore.py

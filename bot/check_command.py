@@ -56,7 +56,8 @@ examples:
   ichor-bot check --format brief | grep not-followable
 
 exit status: 0 every target accepted; 1 a target refused (or, with --fail-on-warning, has a
-warning); 2 a usage or configuration error (one line each on standard error).
+warning); 2 a usage or configuration error (one line each on standard error); 3 an internal
+error, never a verdict (ICHOR_DEBUG=1 shows its traceback).
 """
 
 

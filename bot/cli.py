@@ -1,4 +1,8 @@
-"""``ichor-bot``: the command line. Errors are one line on stderr and exit 2, never a traceback."""
+"""``ichor-bot``: the command line. Errors are one line on stderr and exit 2, never a traceback.
+
+Exit status: 0 accepted, 1 refused, 2 usage or configuration error, 3 internal error (a bug:
+one line too, and the traceback only with ``ICHOR_DEBUG=1``).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import argparse
 import os
 import sys
 import time
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,6 +24,7 @@ from bot.settings import load_settings
 from bot.types_command import add_types_parser, run_types
 
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3
 _HELP = argparse.RawDescriptionHelpFormatter
 
 EXAMPLES = """\
@@ -177,6 +183,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug, never a verdict: exit 1 would read as "refused"
+        return _internal_error(exc, debug=os.environ.get("ICHOR_DEBUG") == "1")
+
+
+def _internal_error(exc: BaseException, *, debug: bool) -> int:
+    """One line on stderr (the traceback too with ``ICHOR_DEBUG=1``), and exit 3."""
+    if debug:
+        traceback.print_exception(exc, file=sys.stderr)
+    text = " ".join(str(exc).split()) or "(no message)"
+    hint = "" if debug else " (ICHOR_DEBUG=1 shows the traceback)"
+    print(f"ichor-bot: internal error: {type(exc).__name__}: {text}{hint}", file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

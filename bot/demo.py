@@ -138,7 +138,14 @@ def build_demo_pull(demo_dir: Path, repos: Path) -> Path:
         payload["pull_request"][side].update(sha=sha, ref=ref, label=f"{owner}:{ref}")
         payload["pull_request"][side]["repo"].update(full_name=DEMO_PULL_REPO, name=name)
     payload["number"] = payload["pull_request"]["number"] = 1
-    payload["repository"].update(full_name=DEMO_PULL_REPO, name=name)
+    # The delivery's URLs name its repository too (ingress refuses one naming another).
+    web = f"https://github.com/{DEMO_PULL_REPO}"
+    for repository in (
+        payload["repository"],
+        payload["pull_request"]["base"]["repo"],
+        payload["pull_request"]["head"]["repo"],
+    ):
+        repository.update(full_name=DEMO_PULL_REPO, name=name, html_url=web, clone_url=web + ".git")
     out = repos / "pull_request__opened.json"
     out.write_text(json.dumps(payload, indent=1), encoding="utf-8")
     return out

@@ -20,43 +20,52 @@ def read_directory(root: str | os.PathLike[str]) -> Snapshot:
     if not top.is_dir():
         raise NotARepositoryError(f"{top}: not a directory")
     entries: list[Entry] = []
-    _walk(os.fsencode(top), b"", entries, top_level=True)
+    # Depth first with a stack of listings, not recursion: a tree may be thousands deep.
+    stack = [(b"", iter(_list(os.fsencode(top), b"")))]
+    while stack:
+        rel_dir, children = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            continue
+        if not rel_dir and child.name == b".git":
+            continue
+        rel = rel_dir + b"/" + child.name if rel_dir else child.name
+        if _add(child, rel, entries):
+            stack.append((rel, iter(_list(child.path, rel))))
     return Snapshot(entries, revision=None)
 
 
-def _walk(abs_dir: bytes, rel_dir: bytes, out: list[Entry], *, top_level: bool) -> None:
+def _list(abs_dir: bytes, rel_dir: bytes) -> list[os.DirEntry[bytes]]:
     try:
         with os.scandir(abs_dir) as it:
-            children = list(it)
+            return list(it)
     except OSError as exc:
         shown = display_path(decode_path(rel_dir)) or "."
         raise SnapshotError(f"cannot list {shown}: {exc.strerror}") from None
-    for child in children:
-        name = child.name
-        if top_level and name == b".git":
-            continue
-        rel = rel_dir + b"/" + name if rel_dir else name
-        path = decode_path(rel)
-        try:
-            st = child.stat(follow_symlinks=False)
-        except OSError as exc:
-            raise SnapshotError(f"cannot stat {display_path(path)}: {exc.strerror}") from None
-        mode = st.st_mode
-        if stat.S_ISLNK(mode):
-            out.append(
-                Entry(path, EntryKind.SYMLINK, st.st_size, reader=_link_reader(child.path, path))
-            )
-        elif stat.S_ISDIR(mode):
-            if os.path.lexists(os.path.join(child.path, b".git")):
-                out.append(Entry(path, EntryKind.GITLINK, 0))
-            else:
-                _walk(child.path, rel, out, top_level=False)
-        elif stat.S_ISREG(mode):
-            out.append(
-                Entry(path, EntryKind.FILE, st.st_size, reader=_file_reader(child.path, path))
-            )
-        else:
-            out.append(Entry(path, EntryKind.SPECIAL, 0, reader=_special_reader(path)))
+
+
+def _add(child: os.DirEntry[bytes], rel: bytes, out: list[Entry]) -> bool:
+    """Record ``child``; True when it is a directory to walk into."""
+    path = decode_path(rel)
+    try:
+        st = child.stat(follow_symlinks=False)
+    except OSError as exc:
+        raise SnapshotError(f"cannot stat {display_path(path)}: {exc.strerror}") from None
+    mode = st.st_mode
+    if stat.S_ISLNK(mode):
+        out.append(
+            Entry(path, EntryKind.SYMLINK, st.st_size, reader=_link_reader(child.path, path))
+        )
+    elif stat.S_ISDIR(mode):
+        if not os.path.lexists(os.path.join(child.path, b".git")):
+            return True
+        out.append(Entry(path, EntryKind.GITLINK, 0))
+    elif stat.S_ISREG(mode):
+        out.append(Entry(path, EntryKind.FILE, st.st_size, reader=_file_reader(child.path, path)))
+    else:
+        out.append(Entry(path, EntryKind.SPECIAL, 0, reader=_special_reader(path)))
+    return False
 
 
 def _file_reader(abs_path: bytes, path: str) -> Reader:

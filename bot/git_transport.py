@@ -9,8 +9,6 @@ scrubbed of every form the credential could take before it becomes a :class:`For
 
 from __future__ import annotations
 
-import base64
-import binascii
 import contextlib
 import os
 import re
@@ -20,6 +18,7 @@ from urllib.parse import urlsplit
 
 from bot.errors import GitStoreError, PermanentForgeError, TransientForgeError
 from bot.forges.base import GitCredentials
+from bot.forges.redaction import header_forms, scrub, secrets_list
 from bot.git_snapshot import git_environment
 
 # No userinfo, query, fragment, escapes (a %2e%2e segment) or quoting trouble.
@@ -202,27 +201,11 @@ def _secrets(credentials: GitCredentials | None) -> list[str]:
     """Every form of the credential that could show up in a message, longest first."""
     if credentials is None:
         return []
-    header = credentials.header
-    value = header.partition(":")[2].strip()
-    scheme, _, param = value.partition(" ")
-    found = {header, value, param.strip()}
-    tokens = {param.strip()}
-    if scheme.lower() == "basic":
-        with contextlib.suppress(binascii.Error, UnicodeDecodeError):
-            decoded = base64.b64decode(param.strip(), validate=True).decode()
-            found.add(decoded)
-            tokens = {decoded.partition(":")[2]}
-    for token in tokens:
-        found.add(token)
-        for user in ("x-access-token", "oauth2", "git", "token"):
-            found.add(base64.b64encode(f"{user}:{token}".encode()).decode())
-    return sorted((s for s in found if len(s) >= 4), key=len, reverse=True)
+    return list(secrets_list(header_forms(credentials.header)))
 
 
 def _scrub(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, "<redacted>")
-    return text
+    return scrub(text, secrets)
 
 
 def _first_line(stderr: bytes) -> str:

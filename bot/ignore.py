@@ -1,13 +1,13 @@
 """The root ``.gittargetignore``: git's ignore semantics over target-relative paths.
 
-Every pattern line is read the way git reads it (``dir.c``) and rewritten into a canonical
-``pathspec`` pattern, one or two per line, that ``GitIgnoreSpecPattern`` compiles to exactly
-git's ``wildmatch`` language; ``GitIgnoreSpec`` then finds the last matching line, so every
-match can name the line and pattern that decided it. Directory exclusion is applied here, the
-way git applies it: once a directory is ignored nothing below it is looked at, so a later
-``!pattern`` cannot re-include a file inside it. Git is the reference; every place where
-``pathspec`` alone would disagree with it is listed in ``docs/ignore-semantics.md`` and pinned
-by ``tests/test_ignore_differential.py``.
+Every pattern line is read the way git reads it (``dir.c``) and tokenized the way git's
+``wildmatch`` reads it, into the globs of ``bot.wildmatch``, which match in time linear in
+the path's length whatever the pattern (a pull request writes this file). The last matching
+line decides, so every match can name the line and pattern that decided it. Directory
+exclusion is applied the way git applies it: once a directory is ignored nothing below it is
+looked at, so a later ``!pattern`` cannot re-include a file inside it. Git is the reference;
+the semantics are described in ``docs/ignore-semantics.md`` and pinned by
+``tests/test_ignore_differential.py``.
 """
 
 from __future__ import annotations
@@ -15,10 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from pathspec import GitIgnoreSpec
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-
 from bot.paths import encode_path
+from bot.wildmatch import STAR, Item, PathGlob, Pattern, SegmentGlob, path_glob
 
 IGNORE_FILE = ".gittargetignore"
 
@@ -36,17 +34,6 @@ _PROBE_FAMILIES: tuple[tuple[str, ...], ...] = (
 
 _UTF8_BOM = "\ufeff"
 _SLASH, _BACKSLASH, _STAR, _QUESTION, _OPEN, _CLOSE, _DASH, _COLON = b"/\\*?[]-:"
-
-# Git matches raw bytes, pathspec matches ``str``. Both sides are fed the raw bytes as one
-# character each in U+0100..U+01FF (``/`` kept): ``?`` and ``[...]`` then see one *byte* as
-# git does (``é`` is two), and no byte can be special to pathspec or to ``re``: no glob or
-# regex metacharacter, no whitespace for ``str.rstrip`` to eat, no ``\n`` that ``.`` skips,
-# no leading ``#``, ``!`` or ``./``.
-_SHIFT = {byte: 0x100 + byte for byte in range(256) if byte != _SLASH}
-
-
-def _shifted(raw: bytes) -> str:
-    return raw.decode("latin-1").translate(_SHIFT)
 
 
 def _span(first: int, last: int) -> frozenset[int]:
@@ -88,28 +75,47 @@ class DeniedPattern:
     pattern: str
 
 
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """A compiled rule: its basename glob, or the indexes of its pathname globs."""
+
+    rule: IgnoreRule
+    basename: SegmentGlob | None
+    globs: tuple[tuple[int, PathGlob], ...]
+    dir_only: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Node:
+    """A directory walked: the rule ignoring it (or an ancestor), else each glob's states."""
+
+    rule: IgnoreRule | None
+    states: tuple[frozenset[int], ...]
+
+
 class IgnoreMatcher:
     """Answers "is this target-relative path ignored?" with git's semantics."""
 
     def __init__(self, rules: Iterable[IgnoreRule]) -> None:
         kept: list[IgnoreRule] = []
-        # Directories see every rule; files do not see ``dir/`` rules (git's MUSTBEDIR).
-        for_dirs: list[tuple[GitIgnoreSpecPattern, IgnoreRule]] = []
-        for_files: list[tuple[GitIgnoreSpecPattern, IgnoreRule]] = []
+        lines: list[_Line] = []
+        globs: list[PathGlob] = []
         for rule in rules:
-            texts, dir_only = _translate(rule)
-            if not texts:
+            pattern, dir_only = _compile(rule)
+            if pattern is None:
                 continue  # a line git can never match (``\\`` at the end, ``[`` unclosed ...)
             kept.append(rule)
-            for text in texts:
-                compiled = GitIgnoreSpecPattern(("!" if rule.negated else "") + text)
-                for_dirs.append((compiled, rule))
-                if not dir_only:
-                    for_files.append((compiled, rule))
+            indexed = tuple(enumerate(pattern.pathname, start=len(globs)))
+            globs.extend(pattern.pathname)
+            lines.append(_Line(rule, pattern.basename, indexed, dir_only))
         self.rules: tuple[IgnoreRule, ...] = tuple(kept)
-        self._for_dirs = _Spec(for_dirs)
-        self._for_files = _Spec(for_files)
-        self._dirs: dict[str, IgnoreRule | None] = {}
+        self._globs = tuple(globs)
+        # Last line first: the last matching line decides, as in git. Directories see every
+        # line; files do not see ``dir/`` lines (git's MUSTBEDIR).
+        self._for_dirs = tuple(reversed(lines))
+        self._for_files = tuple(line for line in self._for_dirs if not line.dir_only)
+        self._root = _Node(None, tuple(glob.start for glob in globs))
+        self._dirs: dict[bytes, _Node] = {}
 
     @classmethod
     def empty(cls) -> IgnoreMatcher:
@@ -118,50 +124,68 @@ class IgnoreMatcher:
     def __bool__(self) -> bool:
         return bool(self.rules)
 
-    def _directory(self, rel_dir: str) -> IgnoreRule | None:
-        """The rule that ignores directory ``rel_dir`` or one above it, if any."""
-        if rel_dir not in self._dirs:
-            parent, _, _ = rel_dir.rpartition("/")
-            inherited = self._directory(parent) if parent else None
-            self._dirs[rel_dir] = inherited or self._for_dirs.decide(rel_dir)
-        return self._dirs[rel_dir]
-
     def rule_for(self, rel_path: str) -> IgnoreRule | None:
         """The rule that ignores ``rel_path`` or one of its directories; ``None`` if not ignored."""
         if not self.rules:
             return None
-        parent, _, _ = rel_path.rpartition("/")
-        if parent:
-            by_dir = self._directory(parent)
-            if by_dir is not None:
-                return by_dir
-        return self._for_files.decide(rel_path)
+        raw = encode_path(rel_path)
+        segments = raw.split(b"/")
+        parent = self._directory(raw, segments)
+        if parent.rule is not None:
+            return parent.rule
+        name = segments[-1]
+        for line in self._for_files:
+            if self._line_matches(line, parent.states, name):
+                return None if line.rule.negated else line.rule
+        return None
 
     def is_ignored(self, rel_path: str) -> bool:
         return self.rule_for(rel_path) is not None
 
+    @staticmethod
+    def _line_matches(line: _Line, states: tuple[frozenset[int], ...], name: bytes) -> bool:
+        if line.basename is not None:
+            return line.basename.matches(name)
+        return any(glob.ends_after(states[index], name) for index, glob in line.globs)
 
-class _Spec:
-    """A ``GitIgnoreSpec`` that answers for the path itself, never for its directories."""
+    def _directory(self, raw: bytes, segments: list[bytes]) -> _Node:
+        """The parent directory of ``raw``, walked down from the nearest one already known.
 
-    # pathspec lets a pattern that matches a *parent* directory of the path decide when no
-    # pattern matches the path itself (a "priority 1" match, e.g. ``b`` for ``a/b/c``). Git
-    # looks only at the path itself here; parents are walked by IgnoreMatcher. The trailing
-    # ``!**/`` matches every parent directory with priority 1 and wins over the other
-    # priority 1 matches (it is last), so only a match on the path itself can ignore it.
-    _PARENTS = GitIgnoreSpecPattern("!**/")
+        No recursion (a path may be thousands of directories deep), and each directory is
+        matched once, one automaton step from its parent's states.
+        """
+        cut = raw.rfind(b"/")
+        if cut < 0:
+            return self._root
+        known_parent = self._dirs.get(raw[:cut])
+        if known_parent is not None:
+            return known_parent
+        ends = [-1]
+        for segment in segments[:-1]:
+            ends.append(ends[-1] + len(segment) + 1)
+        known = len(ends) - 1  # directories above the file
+        while known > 0 and raw[: ends[known]] not in self._dirs:
+            known -= 1
+        node = self._dirs[raw[: ends[known]]] if known else self._root
+        for depth in range(known + 1, len(ends)):
+            node = self._child(node, segments[depth - 1])
+            self._dirs[raw[: ends[depth]]] = node
+        return node
 
-    def __init__(self, patterns: list[tuple[GitIgnoreSpecPattern, IgnoreRule]]) -> None:
-        self._rules = [rule for _, rule in patterns]
-        # The "simple" backend is the one whose priority rules the sentinel above relies on.
-        compiled = [pattern for pattern, _ in patterns] + [self._PARENTS]
-        self._spec = GitIgnoreSpec(compiled, backend="simple")
-
-    def decide(self, rel_path: str) -> IgnoreRule | None:
-        result = self._spec.check_file(_shifted(encode_path(rel_path)))
-        if result.include and result.index is not None:
-            return self._rules[result.index]
-        return None
+    def _child(self, parent: _Node, name: bytes) -> _Node:
+        if parent.rule is not None:
+            return parent  # ignored above: nothing below is looked at
+        states = tuple(
+            glob.step(state, name) for glob, state in zip(self._globs, parent.states, strict=True)
+        )
+        for line in self._for_dirs:
+            if line.basename is not None:
+                matched = line.basename.matches(name)
+            else:
+                matched = any(glob.accepts(states[index]) for index, glob in line.globs)
+            if matched:
+                return _Node(None if line.rule.negated else line.rule, states)
+        return _Node(None, states)
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,35 +244,37 @@ def _trim_trailing_spaces(line: str) -> str:
     return line if cut is None else line[:cut]
 
 
-def _translate(rule: IgnoreRule) -> tuple[list[str], bool]:
-    """The canonical pathspec patterns whose union is the line, and whether it is ``dir/``."""
+def _compile(rule: IgnoreRule) -> tuple[Pattern | None, bool]:
+    """The line's pattern (``None`` if it can never match), and whether it is ``dir/``."""
     raw = encode_path(rule.pattern[1:] if rule.negated else rule.pattern)
     dir_only = raw.endswith(b"/")
     if dir_only:
         raw = raw[:-1]  # only one: ``a//`` keeps ``a/``, which never matches
     if b"/" not in raw:
         # git matches a pattern without ``/`` against the basename at any depth, with ``**``
-        # no different from ``*``; pathspec does the same for a single segment.
-        pieces = _pieces(raw, pathname=False)
-        text = "".join(pieces[0]) if pieces else ""
-        return ([text] if text else []), dir_only
+        # no different from ``*``.
+        variants = _pieces(raw, pathname=False)
+        if not variants:
+            return None, dir_only
+        items = [item for item in variants[0] if not isinstance(item, str)]
+        return Pattern(SegmentGlob(items), ()), dir_only
     raw = raw.removeprefix(b"/")  # only one: ``//a`` never matches
-    texts = []
-    for variant in _pieces(raw, pathname=True):
-        text = "".join(variant)
-        # Paths have no empty segment: a leading, trailing or doubled separator never matches.
-        if text and not text.startswith("/") and not text.endswith("/") and "//" not in text:
-            texts.append("/" + text)  # always anchored, like git's pathname match
-    return texts, dir_only
+    # Paths have no empty segment: a leading, trailing or doubled separator never matches.
+    globs = tuple(glob for v in _pieces(raw, pathname=True) if (glob := path_glob(v)) is not None)
+    return (Pattern(None, globs) if globs else None), dir_only
 
 
-def _pieces(raw: bytes, *, pathname: bool) -> list[list[str]]:
-    """Tokenize like git's ``wildmatch``: one or two variants of pathspec glob pieces."""
-    # match_pathname() compares the literal prefix (up to the first of ``*?[\``) itself and
+# A token of ``_pieces``: a position's byte set, ``STAR``, ``"/"`` or a whole-segment ``"**"``.
+_Token = Item | str
+
+
+def _pieces(raw: bytes, *, pathname: bool) -> list[list[_Token]]:
+    """Tokenize like git's ``wildmatch``: the one or two token lists whose union is ``raw``."""
+    # match_pathname() compares the literal prefix (up to the first of ``*?[\\``) itself and
     # hands only the rest to wildmatch, so ``**`` right after that prefix counts as being at
     # the start of the pattern: ``foo**/bar`` matches ``foobar``, ``foo/bar``, ``fooX/Y/bar``.
     prefix = next((i for i, c in enumerate(raw) if c in b"*?[\\"), len(raw))
-    out: list[str] = []
+    out: list[_Token] = []
     quirk: int | None = None  # index in ``out`` of the ``**`` right after the prefix
     zero_dir = False
     i, end = 0, len(raw)
@@ -257,13 +283,13 @@ def _pieces(raw: bytes, *, pathname: bool) -> list[list[str]]:
         if c == _BACKSLASH:
             if i + 1 == end:
                 return []  # a trailing lone ``\`` never matches
-            out.append("/" if raw[i + 1] == _SLASH else _shifted(raw[i + 1 : i + 2]))
+            out.append("/" if raw[i + 1] == _SLASH else frozenset(raw[i + 1 : i + 2]))
             i += 2
         elif c == _SLASH:
             out.append("/")
             i += 1
         elif c == _QUESTION:
-            out.append("?")
+            out.append(_ANY_BYTE)
             i += 1
         elif c == _STAR:
             j = i
@@ -277,14 +303,14 @@ def _pieces(raw: bytes, *, pathname: bool) -> list[list[str]]:
                 and (j == end or after[:1] == b"/" or after == b"\\/")
             )
             if not special:
-                out.append("*")  # ``**`` inside a name is ``*``
+                out.append(STAR)  # ``**`` inside a name is ``*``
             elif i > 0 and raw[i - 1] != _SLASH:
                 quirk, zero_dir = len(out), after[:1] == b"/"
                 out.append("**")
             elif after == b"\\/":
-                # ``**\/`` is special but skips git's "zero directories" shortcut: it needs at
-                # least one directory, which pathspec spells ``*/**/``.
-                out += ["*", "/", "**"]
+                # ``**\/`` is special but skips git's "zero directories" shortcut: it needs
+                # at least one directory, ``*/**/``.
+                out += [STAR, "/", "**"]
             else:
                 out.append("**")
             i = j
@@ -295,19 +321,29 @@ def _pieces(raw: bytes, *, pathname: bool) -> list[list[str]]:
             members, i = parsed
             if not members:
                 return []
-            out.append(_set(members))
+            out.append(members)
         else:
-            out.append(_shifted(raw[i : i + 1]))
+            out.append(frozenset(raw[i : i + 1]))
             i += 1
     if quirk is None:
         return [out]
-    head, rest = out[:quirk], out[quirk + 1 :]
-    # The quirky ``**`` matches any text, ``/`` included, from the end of the prefix on.
-    variants = [[*head, "*", "/", "**", *rest]]
+    return _expand_quirk(out[:quirk], out[quirk + 1 :], zero_dir=zero_dir)
+
+
+def _expand_quirk(head: list[_Token], rest: list[_Token], *, zero_dir: bool) -> list[list[_Token]]:
+    """The globs for ``head`` + the quirky ``**`` + ``rest``: it matches any text, ``/``
+    included, from the end of the prefix on (``rest`` is empty or starts with ``/``)."""
+    variants: list[list[_Token]] = [[*head, STAR, "/", "**", *rest]]
     if not rest:
-        variants.append([*head, "*"])
+        variants.append([*head, STAR])
     elif zero_dir:
-        variants.append([*head, *rest[1:]])  # wildmatch's shortcut: ``**/`` matching nothing
+        # wildmatch's shortcut: ``**/`` matching nothing. What follows is matched as a pattern
+        # of its own, so a ``**`` at its start is special again, glued to ``head`` as well.
+        after = rest[1:]
+        if after[:1] == ["**"]:
+            variants += _expand_quirk(head, after[1:], zero_dir=after[1:2] == ["/"])
+        else:
+            variants.append([*head, *after])
     return variants
 
 
@@ -355,21 +391,3 @@ def _bracket(raw: bytes, start: int) -> tuple[frozenset[int], int] | None:
         if raw[p : p + 1] == b"]":
             break
     return frozenset((_ANY_BYTE - members) if negated else (members & _ANY_BYTE)), p + 1
-
-
-def _set(members: frozenset[int]) -> str:
-    """A bracket expression of shifted characters (never negated, never special)."""
-    codes = sorted(members)
-    if len(codes) == 1:
-        return _shifted(bytes(codes))
-    runs: list[list[int]] = []
-    for code in codes:
-        if runs and runs[-1][1] == code - 1:
-            runs[-1][1] = code
-        else:
-            runs.append([code, code])
-    parts = []
-    for first, last in runs:
-        low, high = chr(0x100 + first), chr(0x100 + last)
-        parts.append(low if first == last else f"{low}-{high}")
-    return "[" + "".join(parts) + "]"

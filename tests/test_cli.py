@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -206,3 +207,41 @@ def test_odd_names_print_without_crashing(make_repo: MakeRepo) -> None:
             assert "/bad? name?.txt" in out
             assert "/-rf \\*.txt" in out
             assert "'t/-rf *.txt'" in out
+
+
+def test_a_directory_thousands_deep_is_checked(tmp_path: Path, run_cli: RunCli) -> None:
+    deep = os.path.join(tmp_path, "t", *(["d"] * 1500))
+    for end in range(len(str(tmp_path)) + 1, len(deep) + 1):  # os.makedirs recurses
+        if end == len(deep) or deep[end] == "/":
+            os.mkdir(deep[:end])
+    Path(deep, "a.yaml").write_text(CLEAN["t/a.yaml"])
+    result = run_cli("check", str(tmp_path), "--path", "t", "--format", "json")
+    assert result.code in (0, 1), result.err
+    assert result.json()["targets"][0]["counts"]["managed"] == 1
+
+
+def _check_in_child(repo: Path, *, debug: bool) -> subprocess.CompletedProcess[str]:
+    # A real unexpected exception: the recursion limit is cut below what a check needs.
+    code = (
+        "import sys\nfrom bot.cli import main\nsys.setrecursionlimit(40)\n"
+        f"sys.exit(main(['check', {str(repo)!r}, '--path', 't']))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "ICHOR_DEBUG"}
+    if debug:
+        env["ICHOR_DEBUG"] = "1"
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+
+
+def test_an_internal_error_is_exit_3_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "a.yaml").write_text(CLEAN["t/a.yaml"])
+    quiet = _check_in_child(tmp_path, debug=False)
+    assert quiet.returncode == 3  # not 1, which means "refused"
+    assert quiet.stderr.startswith("ichor-bot: internal error: RecursionError: ")
+    assert quiet.stderr.count("\n") == 1 and "Traceback" not in quiet.stderr
+    loud = _check_in_child(tmp_path, debug=True)
+    assert loud.returncode == 3
+    assert "Traceback (most recent call last)" in loud.stderr
+    assert loud.stderr.splitlines()[-1].startswith("ichor-bot: internal error: RecursionError")

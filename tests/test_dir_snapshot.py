@@ -70,3 +70,15 @@ def test_file_swapped_for_link_is_not_followed(tmp_path: Path) -> None:
 def test_not_a_directory(tmp_path: Path) -> None:
     with pytest.raises(NotARepositoryError):
         read_directory(tmp_path / "missing")
+
+
+def test_a_tree_thousands_deep_is_walked_without_recursion(tmp_path: Path) -> None:
+    # 1,500 levels: past Python's recursion limit, inside the OS path limit.
+    deep = os.path.join(tmp_path, *(["d"] * 1500))
+    for end in range(len(str(tmp_path)) + 1, len(deep) + 1):  # os.makedirs recurses
+        if end == len(deep) or deep[end] == "/":
+            os.mkdir(deep[:end])
+    Path(deep, "a.yaml").write_text("a: 1\n")
+    (tmp_path / "top.txt").write_text("x")
+    snap = read_directory(tmp_path)
+    assert {e.path for e in snap} == {"top.txt", "/".join(["d"] * 1500) + "/a.yaml"}

@@ -419,6 +419,22 @@ def test_the_server_passes_gzip_bodies_to_http_backend(forge: Forge, tmp_path: P
     assert any(r.content_encoding == "gzip" for r in forge.server.posts())
 
 
+def test_a_gitea_token_in_the_basic_user_name_is_scrubbed_in_every_form() -> None:
+    # Gitea's git credential is Basic base64("<token>:x-oauth-basic"): the token is the user.
+    token = "d0c5e3a9f1b2c4d6e8f0a1b3c5d7e9f1a3b5c7d9"
+    basic = base64.b64encode(f"{token}:x-oauth-basic".encode()).decode()
+    secrets = _secrets(GitCredentials("h", f"Authorization: Basic {basic}"))
+    empty_password = base64.b64encode(f"{token}:".encode()).decode()
+    text = (
+        f"fatal: Authentication failed for 'http://{token}@h/o/r.git' / {basic} / "
+        f"{empty_password} / {empty_password.rstrip('=')} / {token}:x-oauth-basic"
+    )
+    scrubbed = _scrub(text, secrets)
+    assert token not in scrubbed and basic not in scrubbed
+    assert empty_password.rstrip("=") not in scrubbed
+    assert "x-oauth-basic" not in secrets  # a fixed half, not a secret
+
+
 def test_every_form_of_the_secret_is_scrubbed() -> None:
     text = f"{HEADER} / Basic {BASIC} / {TOKEN} / x-access-token:{TOKEN}"
     assert TOKEN not in _scrub(text, _secrets(GitCredentials("h", HEADER)))

@@ -240,3 +240,56 @@ def test_not_denied(pattern: str) -> None:
     (rule,) = read_rules(pattern)
     assert not is_denied(rule)
     assert parse_ignore_file(pattern).denied == ()
+
+
+# -- hostile patterns: a pull request writes this file -----------------------------------
+
+# The red-team cases: on a backtracking matcher ``a*a*a*a*a*a*a*a*b`` against 60 ``a`` took
+# seconds and 250 never finished. Each runs in a child process under a generous timeout, so
+# a regression fails the test instead of hanging the suite.
+HOSTILE_CASES = [
+    ("a*a*a*a*a*a*a*a*b", "a" * 60, False),
+    ("a*a*a*a*a*a*a*a*b", "a" * 250, False),
+    ("a*a*a*a*a*a*a*a*b", "a" * 4096, False),
+    ("/**/a*a*a*a*a*a*/**/b", "/".join(["a" * 40] * 100), False),
+    ("**/*a*a*a*a*a*a*a*a*a*a*a*a*b", "a" * 4096, False),
+    ("**/*a*a*a*a*a*a*a*a*a*a*a*a*?", "a" * 4096, True),
+    ("[a-z]*[a-z]*[a-z]*[a-z]*[a-z]*[a-z]*[0-9]", "x" * 4096, False),
+    ("**/a/**/a/**/a/**/a/**/a/**/a/**/b", "/".join(["a"] * 2000), False),
+]
+
+
+def test_hostile_patterns_finish() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from bot.ignore import IgnoreMatcher, read_rules\n"
+        "for line in sys.stdin.read().splitlines():\n"
+        "    pattern, path = line.split('\\t')\n"
+        "    print(IgnoreMatcher(read_rules(pattern)).is_ignored(path))\n"
+    )
+    cases = "".join(f"{pattern}\t{path}\n" for pattern, path, _ in HOSTILE_CASES)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=cases,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.split() == [str(expected) for _, _, expected in HOSTILE_CASES]
+
+
+def test_hostile_patterns_still_match_what_they_should() -> None:
+    assert matcher("a*a*a*a*a*a*a*a*b\n").is_ignored("a" * 250 + "b")
+    assert matcher("/**/a*a*a*a*a*a*/**/b\n").is_ignored("/".join(["a" * 40] * 100) + "/b")
+    assert matcher("**/a/**/a/**/b\n").is_ignored("/".join(["a"] * 2000) + "/b")
+
+
+def test_directories_thousands_deep() -> None:
+    deep = "/".join(["d"] * 3000)
+    m = matcher("/d/d/d/\n!x\n")
+    assert m.rule_for(deep + "/f") == IgnoreRule(1, "/d/d/d/", negated=False)
+    assert not matcher("/e/\n").is_ignored(deep + "/f")

@@ -85,6 +85,13 @@ EDGE_CASES: list[tuple[bytes, list[bytes]]] = [
     (b"/*\n!/d\n", [b"a", b"d/a", b"e/b"]),
     (b"*.yaml\n!keep.yaml\n**/*.yml\n", [b"a.yaml", b"keep.yaml", b"d/b.yaml", b"d/c.yml"]),
     (b"*\n!/d/\n!/d/**\n", [b"a", b"d/a", b"d/e/f"]),
+    # After the prefix quirk's "``**/`` matches nothing" shortcut, a ``**`` is special again.
+    (b"/.****/**\n", [b"..e", b".x/y", b"x", b"y/.z"]),
+    (b"foo**/**\nbar**/**/\n", [b"foo", b"foox/y", b"fo", b"bar/x", b"barx/y", b"barz"]),
+    # Hostile patterns (a backtracking matcher never finishes some of these) and long names.
+    (b"a*a*a*a*a*a*a*a*b\n", [b"a" * 60, b"a" * 250, b"a" * 250 + b"b", b"d/" + b"a" * 9 + b"b"]),
+    (b"/**/a*a*a*/**/b\n", [b"a/" * 30 + b"b", b"aaa/" * 30 + b"b", b"aaa/" * 30 + b"c"]),
+    (b"**/x*[[:alpha:]]*?*y\n!**/q*\n", [b"x" + b"a" * 200 + b"y", b"q/x" + b"ab" * 90 + b"y"]),
 ]
 
 

@@ -10,7 +10,7 @@ they are read by a build, not applied, so they are not managed objects.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from bot.content.facts import FileFacts
@@ -68,7 +68,7 @@ def build_context(
 
     namespaces: dict[str, str] = {}
     for root in sorted(p for p in directives if p not in referenced):
-        _assign(root, None, directives, children, namespaces, set())
+        _assign(root, directives, children, namespaces)
 
     for path, file_facts in facts.items():
         for _, obj in file_facts.objects:
@@ -84,19 +84,29 @@ def build_context(
 
 
 def _assign(
-    node: str,
-    inherited: str | None,
+    root: str,
     directives: Mapping[str, KustomizationFacts],
     children: Mapping[str, list[str]],
     namespaces: dict[str, str],
-    seen: set[tuple[str, str | None]],
 ) -> None:
-    if (node, inherited) in seen:
-        return  # a cycle, or a graph already walked with this namespace
-    seen.add((node, inherited))
-    effective = inherited or directives[node].namespace
-    for child in children.get(node, ()):
-        if child in directives:
-            _assign(child, effective, directives, children, namespaces, seen)
+    """Depth first from ``root``, with a stack: a pull request may nest thousands deep."""
+    seen: set[tuple[str, str | None]] = set()
+    stack: list[tuple[str | None, Iterator[str]]] = []
+
+    def enter(node: str, inherited: str | None) -> None:
+        if (node, inherited) in seen:
+            return  # a cycle, or a graph already walked with this namespace
+        seen.add((node, inherited))
+        effective = inherited or directives[node].namespace
+        stack.append((effective, iter(children.get(node, ()))))
+
+    enter(root, None)
+    while stack:
+        effective, kids = stack[-1]
+        child = next(kids, None)
+        if child is None:
+            stack.pop()
+        elif child in directives:
+            enter(child, effective)
         elif effective is not None:
             namespaces.setdefault(child, effective)

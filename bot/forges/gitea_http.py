@@ -14,7 +14,7 @@ import datetime
 import email.utils
 import http
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -24,6 +24,7 @@ import httpx
 from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
 from bot.forges import responses
 from bot.forges.base import PullRequestRef, RepoHandle
+from bot.forges.redaction import scrub, secrets_list, token_forms
 
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 # Gitea's MAX_RESPONSE_ITEMS defaults to 50 and caps ``limit``; an instance may cap it lower,
@@ -31,6 +32,7 @@ TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 FORGES = ("gitea", "forgejo")  # RepoHandle.forge values this adapter serves
 PAGE_SIZE = 50
 MAX_PAGES = 100  # a server that ignores ``page`` must not loop us forever
+_MAX_MESSAGE = 64 * 1024  # of an error body read for its message (then scrubbed, then cut)
 
 
 class GiteaStatusError(PermanentForgeError):
@@ -64,6 +66,8 @@ class GiteaHTTP:
         self.host = parts.netloc.lower()  # host[:port], as git's http.extraHeader is scoped
         self.api = url.rstrip("/") + "/api/v1"
         self.token = token
+        # The token as sent here, and as git sends it (the Basic user name, see git_credentials).
+        self._secrets = secrets_list(token_forms(token))
         self._headers = {"Authorization": f"token {token}", "Accept": "application/json"}
         self._owns_client = client is None
         # No redirects: following one would send the token wherever it points.
@@ -95,7 +99,7 @@ class GiteaHTTP:
             text = f"{where}: {type(exc).__name__} {exc}".strip()
             raise self._redact(TransientForgeError(text)) from exc
         if response.status_code >= 300:
-            raise self._redact(_http_error(where, response)) from None
+            raise self._redact(_http_error(where, response, self._secrets)) from None
         if not response.content.strip():
             return Reply(None, response.headers)
         try:
@@ -131,15 +135,18 @@ class GiteaHTTP:
         return items
 
     def _redact(self, error: ForgeError) -> ForgeError:
-        if self.token in str(error):
-            error.args = (str(error).replace(self.token, "<redacted>"),)
+        text = str(error)
+        scrubbed = scrub(text, self._secrets)
+        if scrubbed != text:
+            error.args = (scrubbed,)
         return error
 
 
-def _http_error(where: str, response: httpx.Response) -> ForgeError:
+def _http_error(where: str, response: httpx.Response, secrets: Sequence[str]) -> ForgeError:
     status = response.status_code
     phrase = _phrase(status)
-    detail = " ".join(_message(response).split())[:300]
+    # Cut the secrets before shortening: a token cut in half would no longer be found.
+    detail = scrub(" ".join(_message(response).split()), secrets)[:300]
     text = f"{where}: {status} {phrase}".rstrip() + (
         f": {detail}" if detail and detail.lower() != phrase.lower() else ""
     )
@@ -159,7 +166,7 @@ def _message(response: httpx.Response) -> str:
     try:
         body = response.json()
     except (json.JSONDecodeError, UnicodeDecodeError):
-        return response.text[:300]
+        return response.text[:_MAX_MESSAGE]
     if not isinstance(body, dict):
         return ""
     message = str(body.get("message") or "")

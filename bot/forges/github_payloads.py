@@ -13,6 +13,7 @@ from typing import Any
 from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
 from bot.forges import responses
 from bot.forges.base import Annotation, Conclusion, Permission, PullRequestRef
+from bot.forges.redaction import scrub, secrets_list, token_forms
 
 SUMMARY_MARKER = "<!-- ichor:summary -->"
 ANNOTATIONS_PER_REQUEST = 50  # the check-runs API's limit per request
@@ -77,8 +78,10 @@ def server_wait(headers: Mapping[str, str], now: float) -> float | None:
 
 def redact(error: ForgeError, secret: str) -> ForgeError:
     """``error`` with ``secret`` cut from its text, should GitHub or httpx ever echo it."""
-    if secret and secret in str(error):
-        error.args = (str(error).replace(secret, "<redacted>"),)
+    text = str(error)
+    scrubbed = scrub(text, secrets_list(token_forms(secret)))
+    if scrubbed != text:
+        error.args = (scrubbed,)
     return error
 
 

@@ -15,7 +15,6 @@ path and headers per thread: a 429's ``Retry-After`` or ``RateLimit-Reset`` is r
 from __future__ import annotations
 
 import asyncio
-import base64
 import http
 import logging
 import threading
@@ -32,6 +31,7 @@ import requests
 from bot.checks.render import SUMMARY_MARKER
 from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
 from bot.forges.base import LineFinding, PullRequestRef, finding_marker, marker_fingerprint
+from bot.forges.redaction import secrets_list, token_forms
 
 T = TypeVar("T")
 log = logging.getLogger("ichor.forge.gitlab")
@@ -115,8 +115,7 @@ class GitLabAPI:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._token = token
-        basic = base64.b64encode(f"oauth2:{token}".encode()).decode("ascii")
-        self._secrets = tuple(s for s in (token, basic) if s)
+        self._secrets = secrets_list(token_forms(token))
         self._clock = clock
         self._local = threading.local()
         self.gl = _Client(

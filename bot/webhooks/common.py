@@ -1,8 +1,6 @@
-"""Small pieces the three forge mappings share: ignoring with a reason, refs, forks, URLs."""
+"""Small pieces the three forge mappings share: ignoring with a reason, refs, forks."""
 
 from __future__ import annotations
-
-import re
 
 from bot.webhooks.events import Forge, Ignored
 from bot.webhooks.payload import JsonObject
@@ -11,7 +9,6 @@ TAG_PUSH = "tag pushes are not checked (the bot checks branches)"
 NOT_A_BRANCH = "only pushes to branches (refs/heads/...) are checked"
 EDITED_COMMENT = "only new comments are acted on (edited or deleted ones are not)"
 UNKNOWN_EVENT = "unknown event"
-_URL = re.compile(r"https?://[^\x00-\x20\x7f]+")
 
 
 def ignored(forge: Forge, event_name: str, action: str | None, reason: str) -> Ignored:
@@ -48,8 +45,3 @@ def differs(head_id: object, base_id: object, head_name: str | None, base_name: 
     if head_name is not None and base_name is not None:
         return head_name.casefold() != base_name.casefold()
     return True
-
-
-def http_url(value: str | None) -> str | None:
-    """``value`` when it is an http(s) URL (forges send both; SSH and junk become None)."""
-    return value if value is not None and _URL.fullmatch(value) else None

@@ -13,7 +13,6 @@ from bot.webhooks.common import (
     UNKNOWN_EVENT,
     changed,
     differs,
-    http_url,
     ignored,
     non_branch_reason,
 )
@@ -26,6 +25,7 @@ from bot.webhooks.events import (
     PushEvent,
     RepoRef,
 )
+from bot.webhooks.names import gitea_repository
 from bot.webhooks.payload import JsonObject, is_zero_sha
 
 _F = Forge.GITEA
@@ -52,12 +52,13 @@ def parse_gitea(event_name: str, event_type: str | None, payload: JsonObject) ->
 
 def _repo(p: JsonObject) -> RepoRef:
     repo = p.obj("repository")
+    full_name = repo.repository("full_name", gitea_repository)
     return RepoRef(
         forge=_F,
-        full_name=repo.name("full_name"),
+        full_name=full_name,
         id=repo.opt_ident("id"),
-        clone_url=http_url(repo.peek_text("clone_url")),
-        web_url=repo.text("html_url"),
+        clone_url=repo.clone_url("clone_url", full_name),
+        web_url=repo.web_url("html_url", full_name),
         default_branch=repo.opt_text("default_branch"),
     )
 
@@ -77,7 +78,9 @@ def _pull_request(event_name: str, p: JsonObject) -> Event:
     head, base = pr.obj("head"), pr.obj("base")
     repo = _repo(p)
     head_repo = head.opt_obj("repo")
-    head_repo_name = None if head_repo is None else head_repo.name("full_name")
+    head_repo_name = (
+        None if head_repo is None else head_repo.repository("full_name", gitea_repository)
+    )
     return ChangeRequestEvent(
         repo=repo,
         number=p.number("number") if p.has("number") else pr.number("number"),

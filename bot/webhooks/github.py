@@ -9,7 +9,6 @@ from bot.webhooks.common import (
     UNKNOWN_EVENT,
     changed,
     differs,
-    http_url,
     ignored,
     non_branch_reason,
 )
@@ -26,6 +25,7 @@ from bot.webhooks.events import (
     RepoRef,
     RequestedActionEvent,
 )
+from bot.webhooks.names import github_repository
 from bot.webhooks.payload import JsonObject, is_zero_sha
 
 _F = Forge.GITHUB
@@ -47,12 +47,13 @@ def parse_github(event_name: str, payload: JsonObject) -> Event:
 
 def _repo(p: JsonObject) -> RepoRef:
     repo = p.obj("repository")
+    full_name = repo.repository("full_name", github_repository)
     return RepoRef(
         forge=_F,
-        full_name=repo.name("full_name"),
+        full_name=full_name,
         id=repo.opt_ident("id"),
-        clone_url=http_url(repo.peek_text("clone_url")),
-        web_url=repo.text("html_url"),
+        clone_url=repo.clone_url("clone_url", full_name),
+        web_url=repo.web_url("html_url", full_name),
         default_branch=repo.opt_text("default_branch"),
     )
 
@@ -77,7 +78,9 @@ def _pull_request(event_name: str, p: JsonObject) -> Event:
     head, base = pr.obj("head"), pr.obj("base")
     repo = _repo(p)
     head_repo, base_repo = head.opt_obj("repo"), base.opt_obj("repo")
-    head_repo_name = None if head_repo is None else head_repo.name("full_name")
+    head_repo_name = (
+        None if head_repo is None else head_repo.repository("full_name", github_repository)
+    )
     return ChangeRequestEvent(
         repo=repo,
         number=pr.number("number"),
@@ -195,8 +198,8 @@ def _installation_event(event_name: str, p: JsonObject) -> Event:
         action=p.text("action"),
         installation_id=installation.number("id"),
         account=_account(installation.obj("account")),
-        repositories=tuple(r.name("full_name") for r in listed),
-        removed=tuple(r.name("full_name") for r in removed),
+        repositories=tuple(r.repository("full_name", github_repository) for r in listed),
+        removed=tuple(r.repository("full_name", github_repository) for r in removed),
     )
 
 

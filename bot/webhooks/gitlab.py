@@ -14,7 +14,6 @@ from bot.webhooks.common import (
     UNKNOWN_EVENT,
     changed,
     differs,
-    http_url,
     ignored,
     non_branch_reason,
 )
@@ -27,6 +26,7 @@ from bot.webhooks.events import (
     PushEvent,
     RepoRef,
 )
+from bot.webhooks.names import gitlab_repository
 from bot.webhooks.payload import JsonObject, WebhookError, is_zero_sha
 
 _F = Forge.GITLAB
@@ -69,13 +69,14 @@ def _action(p: JsonObject) -> str | None:
 
 def _repo(p: JsonObject) -> RepoRef:
     project = p.obj("project")
-    url = project.peek_text("git_http_url") or project.peek_text("http_url")
+    full_name = project.repository("path_with_namespace", gitlab_repository)
+    url_key = "git_http_url" if project.has("git_http_url") else "http_url"
     return RepoRef(
         forge=_F,
-        full_name=project.name("path_with_namespace"),
+        full_name=full_name,
         id=project.opt_ident("id") or p.opt_ident("project_id"),
-        clone_url=http_url(url),
-        web_url=project.text("web_url"),
+        clone_url=project.clone_url(url_key, full_name),
+        web_url=project.web_url("web_url", full_name),
         default_branch=project.opt_text("default_branch"),
     )
 
@@ -101,8 +102,12 @@ def _merge_request(event_name: str, p: JsonObject) -> Event:
         return ignored(_F, event_name, action, reason)
     repo = _repo(p)
     source, target = attributes.opt_obj("source"), attributes.opt_obj("target")
-    head_repo = None if source is None else source.opt_name("path_with_namespace")
-    base_repo = None if target is None else target.opt_name("path_with_namespace")
+    head_repo = (
+        None if source is None else source.opt_repository("path_with_namespace", gitlab_repository)
+    )
+    base_repo = (
+        None if target is None else target.opt_repository("path_with_namespace", gitlab_repository)
+    )
     return ChangeRequestEvent(
         repo=repo,
         number=attributes.number("iid"),

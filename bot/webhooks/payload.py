@@ -14,11 +14,9 @@ from typing import Any
 import orjson
 
 from bot.errors import IchorError
+from bot.webhooks.names import RepositoryCheck, clone_url_problem, is_http_url, ref_problem
 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-# Git refuses these in ref names; refusing them here keeps a hostile ref from ever reaching a
-# git argv or a log line as something else (an option, a control sequence).
-_BAD_REF = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{")
 _BAD_NAME = re.compile(r"[\x00-\x20\x7f]")
 
 
@@ -108,6 +106,33 @@ class JsonObject:
     def opt_name(self, key: str) -> str | None:
         return None if self._data.get(key) is None else self.name(key)
 
+    def repository(self, key: str, check: RepositoryCheck) -> str:
+        """A repository's full name, by the forge's own rules (``check``)."""
+        value = self.name(key)
+        problem = check(value)
+        if problem is not None:
+            raise WebhookError(f"field {self._at(key)}: {problem}")
+        return value
+
+    def opt_repository(self, key: str, check: RepositoryCheck) -> str | None:
+        return None if self._data.get(key) is None else self.repository(key, check)
+
+    def web_url(self, key: str, full_name: str) -> str:
+        """The repository's page; an http(s) one must name ``full_name`` (it can be cloned)."""
+        value = self.text(key)
+        if is_http_url(value) and clone_url_problem(value, full_name) is not None:
+            raise WebhookError(f"field {self._at(key)}: names another repository than {full_name}")
+        return value
+
+    def clone_url(self, key: str, full_name: str) -> str | None:
+        """The http(s) clone URL, if any, refused when it names another repository."""
+        value = self.peek_text(key)
+        if value is None or not is_http_url(value):
+            return None  # SSH and junk: never fetched from
+        if clone_url_problem(value, full_name) is not None:
+            raise WebhookError(f"field {self._at(key)}: names another repository than {full_name}")
+        return value
+
     def number(self, key: str) -> int:
         """A positive integer: a pull request number, an installation or check run id."""
         value = self._need(key)
@@ -153,8 +178,9 @@ class JsonObject:
     def ref(self, key: str) -> str:
         """A branch or full ref name, refused when git would refuse it too."""
         value = self.text(key)
-        if not value or value.startswith("-") or _BAD_REF.search(value):
-            raise WebhookError(f"field {self._at(key)}: not a valid git ref name")
+        problem = ref_problem(value)
+        if problem is not None:
+            raise WebhookError(f"field {self._at(key)}: {problem}")
         return value
 
     def _need(self, key: str) -> object:

@@ -53,3 +53,21 @@ def test_argo_value_files_are_context(make_repo: MakeRepo, run_cli: RunCli) -> N
     issues = identities(result.json())
     assert "t/chart/values-prod.yaml" not in issues  # context, not non-krm-yaml
     assert set(issues) == {"t/app.yaml"}  # Application: no CRD in the target, so not followable
+
+
+def test_a_kustomization_chain_thousands_deep() -> None:
+    # Each kustomization includes the next: past Python's recursion limit.
+    from bot.content.context import build_context
+    from bot.content.kustomize import KustomizationFacts
+
+    depth = 3000
+    directives = {
+        f"t/k{i}/kustomization.yaml": KustomizationFacts(
+            "ns" if i == 0 else None, (f"../k{i + 1}",) if i + 1 < depth else ("cm.yaml",), (), ()
+        )
+        for i in range(depth)
+    }
+    leaf = f"t/k{depth - 1}/cm.yaml"
+    files = [*directives, leaf]
+    context = build_context(directives, {}, files, lambda path: path.startswith("t/"))
+    assert context.namespaces[leaf] == "ns"

@@ -289,8 +289,10 @@ def test_a_rerequested_check_runs_again_against_its_pull_requests_base(
             Path(__file__).parents[2] / "fixtures/webhooks/github/check_suite__rerequested.json"
         ).read_text()
     )
+    clone_url = scenario.fake.clone_url(scenario.full_name)
+    # Every URL of the repository names it: one naming another is refused at ingress.
     payload["repository"].update(
-        full_name=scenario.full_name, clone_url=scenario.fake.clone_url(scenario.full_name)
+        full_name=scenario.full_name, clone_url=clone_url, html_url=clone_url.removesuffix(".git")
     )
     payload["installation"] = {"id": 42}
     suite = payload["check_suite"]
@@ -323,9 +325,9 @@ def test_a_check_that_cannot_run_says_why_and_is_never_left_in_progress(
     head = scenario.work.commit({"clusters/prod/notes.txt": "todo\n"})
     payload = scenario.pull(15, head, base)
     assert scenario.bare is not None
-    # The repository disappears from git hosting (a permanent failure: 404 on fetch).
-    payload["repository"]["clone_url"] = scenario.fake.clone_url(scenario.full_name + "-gone")
     scenario.deliver(payload)
+    # The repository disappears from git hosting (a permanent failure: 404 on fetch).
+    scenario.bare.rename(scenario.bare.with_name(scenario.bare.name + "-gone"))
     run = scenario.work_once()
     check = scenario.only_check_run()
     assert (check["status"], check["conclusion"]) == ("completed", "failure")

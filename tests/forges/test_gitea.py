@@ -273,6 +273,23 @@ def test_the_token_never_reaches_an_error_text(fake: FakeGitea) -> None:
         assert fake.token not in str(error) and "<redacted>" in str(error)
 
 
+def test_the_basic_forms_of_the_token_never_reach_an_error_text(fake: FakeGitea) -> None:
+    # git sends the token as the Basic user name; a proxy echoing any of its forms is cut.
+    forms = [
+        base64.b64encode(f"{fake.token}:x-oauth-basic".encode()).decode(),
+        base64.b64encode(f"{fake.token}:".encode()).decode(),
+        base64.b64encode(f"{fake.token}:".encode()).decode().rstrip("="),
+        base64.b64encode(f"x-access-token:{fake.token}".encode()).decode(),
+    ]
+    echo = {"message": "bad credentials: " + " / ".join(f"Basic {form}" for form in forms)}
+    fake.inject("GET", f"{API}/pulls/7", status=400, body=echo)
+    with pytest.raises(PermanentForgeError) as caught:
+        Driver(fake)(lambda forge: forge.get_pull_request(repo(fake), 7))
+    text = str(caught.value)
+    assert all(form not in text for form in forms) and fake.token not in text
+    assert text.count("<redacted>") == len(forms)
+
+
 def test_a_refused_token_is_permanent_and_not_shown(fake: FakeGitea) -> None:
     wrong = "f" * 40
     with pytest.raises(PermanentForgeError) as caught:

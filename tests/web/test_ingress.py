@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from rq.job import Job, JobStatus
 
 from bot.queueing.inprocess import InProcessDeliveryQueue
 from bot.queueing.redis_queue import RedisDeliveryQueue
-from tests.conftest import ROOT
+from tests.conftest import FIXTURES, ROOT
 from tests.web.conftest import OwnRedis, Running, Serve
 
 VALID = {
@@ -195,3 +196,15 @@ def test_health_ready_metrics(serve: Serve, own_redis: OwnRedis) -> None:
     assert "ichor_queue_depth 1.0" in metrics
     own_redis.stop()
     assert httpx.get(running.url + "/readyz").status_code == 503
+
+
+def test_a_repository_name_that_leaves_its_api_path_is_400_and_not_queued(serve: Serve) -> None:
+    # ``octo/../gitops`` would turn /repos/{owner}/{repo}/check-runs into /gitops/check-runs,
+    # called with the installation's token.
+    running = serve()
+    payload = json.loads((FIXTURES / "webhooks/github" / VALID["github"]).read_bytes())
+    payload["repository"]["full_name"] = "octo/../gitops"
+    response = running.post("github", "x", event="pull_request", body=json.dumps(payload).encode())
+    assert response.status_code == 400
+    assert "repository.full_name" in response.json()["error"]
+    assert rq_queue(running).count == 0

@@ -172,3 +172,67 @@ def test_no_mutation_crashes_the_parser(name: str) -> None:
             except WebhookError as exc:
                 assert "HOSTILE" not in str(exc)
         parent[path[-1]] = saved
+
+
+def _with(name: str, path: list[str], value: object) -> dict[str, Any]:
+    payload = fixture(name)
+    node = payload
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return payload
+
+
+NAMES = {
+    "github/pull_request__synchronize.json": ["repository", "full_name"],
+    "gitlab/merge_request__update-woodpecker.json": ["project", "path_with_namespace"],
+    "gitea/pull_request__reopened.json": ["repository", "full_name"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAMES))
+@pytest.mark.parametrize("value", ["octo/../gitops", "../gitops", "octo/git%2F..%2Fops", "a/."])
+def test_repository_names_that_leave_their_path_are_refused(name: str, value: str) -> None:
+    forge = Forge(name.split("/")[0])
+    payload = _with(name, NAMES[name], value)
+    with pytest.raises(WebhookError, match=r"\.(full_name|path_with_namespace): "):
+        parse(forge, HEADERS[name], payload)
+
+
+CLONE_URLS = {
+    "github/pull_request__synchronize.json": ["repository", "clone_url"],
+    "gitlab/merge_request__update-woodpecker.json": ["project", "git_http_url"],
+    "gitea/pull_request__reopened.json": ["repository", "clone_url"],
+}
+
+
+WEB_URLS = {
+    "github/pull_request__synchronize.json": ["repository", "html_url"],
+    "gitlab/merge_request__update-woodpecker.json": ["project", "web_url"],
+    "gitea/pull_request__reopened.json": ["repository", "html_url"],
+}
+
+
+@pytest.mark.parametrize("urls", [CLONE_URLS, WEB_URLS])
+@pytest.mark.parametrize("name", sorted(CLONE_URLS))
+def test_a_url_of_another_repository_is_refused(name: str, urls: dict[str, list[str]]) -> None:
+    # The clone URL (or the page URL, cloned when there is none) is what gets fetched.
+    forge = Forge(name.split("/")[0])
+    payload = _with(name, urls[name], "https://forge.example/evil/other.git")
+    with pytest.raises(WebhookError, match="names another repository"):
+        parse(forge, HEADERS[name], payload)
+
+
+BRANCHES = {
+    "github/pull_request__synchronize.json": ["pull_request", "head", "ref"],
+    "gitlab/merge_request__update-woodpecker.json": ["object_attributes", "source_branch"],
+    "gitea/pull_request__reopened.json": ["pull_request", "head", "ref"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(BRANCHES))
+@pytest.mark.parametrize("branch", ["a/.git/x", "x.lock", "a//b", "/x", "x/", "x."])
+def test_branch_names_git_would_refuse_are_refused(name: str, branch: str) -> None:
+    forge = Forge(name.split("/")[0])
+    with pytest.raises(WebhookError, match="not a valid git ref name"):
+        parse(forge, HEADERS[name], _with(name, BRANCHES[name], branch))

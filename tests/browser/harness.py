@@ -144,11 +144,14 @@ def hostile_delivery(repos: Path, demo_payload: Path) -> bytes:
     head = build_repository(repo, {**tree, **HOSTILE_FILES}, message="hostile names")
     payload = json.loads(demo_payload.read_text())
     name = HOSTILE_REPO.rsplit("/", 1)[1]
+    # Its URLs name it too: ingress refuses a delivery whose URLs name another repository.
+    web = f"https://github.com/{HOSTILE_REPO}"
+    urls = {"full_name": HOSTILE_REPO, "name": name, "html_url": web, "clone_url": web + ".git"}
     for side, sha in (("base", base), ("head", head)):
         payload["pull_request"][side]["sha"] = sha
-        payload["pull_request"][side]["repo"].update(full_name=HOSTILE_REPO, name=name)
+        payload["pull_request"][side]["repo"].update(urls)
     payload["number"] = payload["pull_request"]["number"] = 7
-    payload["repository"].update(full_name=HOSTILE_REPO, name=name)
+    payload["repository"].update(urls)
     return json.dumps(payload).encode()
 
 

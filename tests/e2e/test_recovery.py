@@ -134,8 +134,10 @@ def test_a_rerequested_check_whose_pull_request_cannot_be_read_ends_saying_why(
     payload = json.loads(
         (ROOT / "fixtures/webhooks/github/check_suite__rerequested.json").read_text()
     )
+    clone_url = scenario.fake.clone_url(scenario.full_name)
+    # Ingress refuses URLs that name another repository than full_name.
     payload["repository"].update(
-        full_name=scenario.full_name, clone_url=scenario.fake.clone_url(scenario.full_name)
+        full_name=scenario.full_name, clone_url=clone_url, html_url=clone_url.removesuffix(".git")
     )
     payload["installation"] = {"id": 42}
     suite = payload["check_suite"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+import subprocess
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,3 +88,25 @@ def make_repo(tmp_path: Path) -> MakeRepo:
         return repo
 
     return make
+
+
+@pytest.fixture
+def deep_tmp(tmp_path: Path) -> Iterator[Path]:
+    """A temp dir for trees thousands of levels deep, removed by the test itself.
+
+    pytest removes old temp dirs with ``shutil.rmtree``, which recurses once per level: such a
+    tree left behind stops a later session with ``RecursionError``. GNU ``rm`` does not recurse.
+    """
+    root = tmp_path / "deep"
+    root.mkdir()
+    yield root
+    subprocess.run(["rm", "-rf", "--", str(root)], check=True)
+
+
+def make_deep_dirs(top: Path, *parts: str) -> str:
+    """``top/parts...`` made one level at a time (``os.makedirs`` recurses); its path."""
+    deep = os.path.join(top, *parts)
+    for end in range(len(str(top)) + 1, len(deep) + 1):
+        if end == len(deep) or deep[end] == "/":
+            os.mkdir(deep[:end])
+    return deep

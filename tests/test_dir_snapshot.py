@@ -11,6 +11,7 @@ from bot.dir_snapshot import read_directory
 from bot.errors import NotARepositoryError, UnreadableEntryError
 from bot.paths import decode_path
 from bot.snapshot import EntryKind
+from tests.conftest import make_deep_dirs
 
 
 def test_kinds(tmp_path: Path) -> None:
@@ -72,13 +73,10 @@ def test_not_a_directory(tmp_path: Path) -> None:
         read_directory(tmp_path / "missing")
 
 
-def test_a_tree_thousands_deep_is_walked_without_recursion(tmp_path: Path) -> None:
+def test_a_tree_thousands_deep_is_walked_without_recursion(deep_tmp: Path) -> None:
     # 1,500 levels: past Python's recursion limit, inside the OS path limit.
-    deep = os.path.join(tmp_path, *(["d"] * 1500))
-    for end in range(len(str(tmp_path)) + 1, len(deep) + 1):  # os.makedirs recurses
-        if end == len(deep) or deep[end] == "/":
-            os.mkdir(deep[:end])
+    deep = make_deep_dirs(deep_tmp, *(["d"] * 1500))
     Path(deep, "a.yaml").write_text("a: 1\n")
-    (tmp_path / "top.txt").write_text("x")
-    snap = read_directory(tmp_path)
+    (deep_tmp / "top.txt").write_text("x")
+    snap = read_directory(deep_tmp)
     assert {e.path for e in snap} == {"top.txt", "/".join(["d"] * 1500) + "/a.yaml"}

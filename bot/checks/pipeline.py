@@ -209,15 +209,7 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
             services.details_url,
         )
         output = await publish(forge, publication, comparison, touched_lines, services.memory)
-        if services.history is not None:
-            services.history.record(
-                forge.name,
-                request.repo,
-                request.number,
-                request.external_id,
-                request.head_sha,
-                output,
-            )
+        _keep(services.history, forge, request, output)
     except Exception as exc:
         reason = _reason(exc)
         log.error(
@@ -287,15 +279,17 @@ async def report_failure(
                 resume=request.resume,
             )
         await forge.complete_check(request.repo, check, output)
-        if history is not None:
-            history.record(
-                forge.name,
-                request.repo,
-                request.number,
-                request.external_id,
-                request.head_sha,
-                output,
-            )
+        _keep(history, forge, request, output)
+
+
+def _keep(
+    history: CheckHistory | None, forge: Forge, request: CheckRequest, output: CheckOutput
+) -> None:
+    """What was posted, for the status page."""
+    if history is not None:
+        history.record(
+            forge.name, request.repo, request.number, request.external_id, request.head_sha, output
+        )
 
 
 def _superseded_output(head_sha: str) -> CheckOutput:

@@ -12,6 +12,7 @@ import copy
 import json
 import os
 import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -187,8 +188,14 @@ class Bot:
         log = data_dir.parent / f"worker-{uuid.uuid4().hex[:6]}.log"
         env = self._env({**forge_env, **extra, "ICHOR_DATA_DIR": str(data_dir)})
         with log.open("wb") as out:
+            # A session of its own, so a kill takes its scheduler process with it (RQ forks
+            # one; SIGKILL to the worker alone would leave it running).
             proc = subprocess.Popen(
-                [str(BIN / "ichor-bot"), "worker"], env=env, stdout=out, stderr=subprocess.STDOUT
+                [str(BIN / "ichor-bot"), "worker"],
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         worker = WorkerProcess(proc, log)
         self.workers.append(worker)
@@ -229,9 +236,10 @@ class WorkerProcess:
         return self.proc.poll() is None
 
     def kill(self) -> None:
-        """SIGKILL: the worker gets no chance to clean up, as when a machine dies."""
-        if self.proc.poll() is None:
-            self.proc.kill()
+        """SIGKILL to the worker and its scheduler: no chance to clean up, as when a machine
+        dies."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=10)
 
 

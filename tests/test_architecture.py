@@ -1,0 +1,275 @@
+"""The import rules of docs/architecture.md, read from the ``ast`` of every module.
+
+Four rules: the pure cores import no I/O (network, Redis, subprocess, clock, environment,
+disk) and no module that is not itself a pure core; the web layer imports no forge adapter;
+the forge adapters import nothing from the checks; the content rules do not import the gate.
+Where a module breaks a rule today, the pair is a known exception below, with the issue item
+that removes it: the list may only shrink (a stale entry fails, so it is deleted once fixed).
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("bot", "workers")
+
+# Pure cores: values in, values out. A pattern names a module or, with ``.*``, a package.
+PURE = (
+    "bot",  # the package root holds only the version
+    "bot.gate",
+    "bot.gate.*",
+    "bot.content.context",
+    "bot.content.facts",
+    "bot.content.identity",
+    "bot.content.kustomize",
+    "bot.content.placement",
+    "bot.content.rules",
+    "bot.registry",
+    "bot.registry.*",
+    "bot.webhooks",
+    "bot.webhooks.*",
+    "bot.checks.compare",
+    "bot.checks.findings",
+    "bot.checks.render",
+    "bot.render",
+    "bot.render.*",
+    "bot.config",
+    "bot.config_messages",
+    "bot.config_paths",
+    "bot.errors",
+    "bot.paths",
+    "bot.snapshot",
+    "bot.wildmatch",
+    "bot.ignore",
+    "bot.yaml_docs",
+    "bot.yaml_keys",
+    "bot.forges.base",
+    "bot.forges.github_manifest",
+    "bot.forges.redaction",
+    "bot.forges.responses",
+    "bot.web.markdown",
+)
+# Not pure, though inside a pure package: they read the disk.
+IMPURE_IN_PURE_PACKAGES = ("bot.content.cache",)
+# Reads only the data shipped inside the package (the recorded Kubernetes discovery), once:
+# constant input, like the module's own source, so it may use importlib.resources.
+PACKAGE_DATA = {"bot.registry.builtin": ("importlib",)}
+
+# What a pure core may not import. `os` is refused whole, `os.path` too: repository paths are
+# POSIX strings, so pure code uses `posixpath` (string arithmetic, never the file system).
+# `datetime` stays allowed for its value types; reading the clock is `time`.
+FORBIDDEN_STDLIB = frozenset(
+    {
+        "asyncio", "concurrent", "ctypes", "dbm", "fcntl", "ftplib", "getpass", "glob",
+        "http", "imaplib", "importlib", "io", "logging", "mmap", "multiprocessing", "os",
+        "pathlib", "pickle", "platform", "pwd", "random", "sched", "secrets", "select",
+        "selectors", "shelve", "shutil", "signal", "smtplib", "socket", "socketserver",
+        "sqlite3", "ssl", "subprocess", "sys", "tarfile", "tempfile", "threading", "time",
+        "urllib.request", "uuid", "webbrowser", "zipfile",
+    }
+)  # fmt: skip
+# Third-party libraries a pure core may use: parsers and escaping, nothing that does I/O.
+PURE_THIRD_PARTY = frozenset(
+    {"markupsafe", "orjson", "pydantic", "pydantic_core", "ruamel", "yaml"}
+)
+# Builtins that read or write the outside world.
+FORBIDDEN_CALLS = frozenset({"open", "input", "print", "breakpoint", "exec", "eval", "__import__"})
+
+# The forge adapters: modules of bot.forges named after a forge, minus the pure manifest flow.
+ADAPTER = ("bot.forges.github*", "bot.forges.gitlab*", "bot.forges.gitea*", "bot.forges.local*")
+
+# (importer, imported) pairs that break a rule today, each with what removes it (issue 12).
+KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
+    # Item 4: the facts cache becomes a protocol in the gate; its disk implementation moves out.
+    ("bot.gate.run", "bot.content.cache"): "item 4: facts cache as a protocol",
+    # Item 4: the content rules move inside bot/gate/, so content and gate stop importing
+    # each other.
+    ("bot.content.rules", "bot.gate.codes"): "item 4: content rules inside bot/gate/",
+    ("bot.content.rules", "bot.gate.fixes"): "item 4: content rules inside bot/gate/",
+    ("bot.content.rules", "bot.gate.policy"): "item 4: content rules inside bot/gate/",
+    ("bot.content.rules", "bot.gate.report"): "item 4: content rules inside bot/gate/",
+    ("bot.content.rules", "bot.gate.structural"): "item 4: content rules inside bot/gate/",
+    # Item 4: markers and the check name defined once, outside the checks.
+    ("bot.forges.gitlab", "bot.checks.render"): "item 4: the summary marker defined once",
+    ("bot.forges.gitlab_api", "bot.checks.render"): "item 4: the summary marker defined once",
+    # Item 1: one HTTP-error mapping among the shared forge parts.
+    ("bot.web.setup_github", "bot.forges.github_payloads"): "item 1: shared HTTP-error mapping",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    importer: str
+    imported: str  # a dotted module name, resolved against the project's own files
+    line: int
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {
+        _module_name(p): p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))
+    }
+
+
+MODULES = _modules()
+
+
+def _resolve(module: str, level: int, importer: str, is_package: bool) -> str:
+    if not level:
+        return module
+    base = importer.split(".") if is_package else importer.split(".")[:-1]
+    base = base[: len(base) - (level - 1)]
+    return ".".join([*base, module] if module else base)
+
+
+def imports_of(name: str) -> Iterator[Import]:
+    """Every import in the module, type-only and function-local ones included."""
+    path = MODULES[name]
+    tree = ast.parse(path.read_text(), str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield Import(name, alias.name, node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(node.module or "", node.level, name, path.name == "__init__.py")
+            if base == "__future__":
+                continue
+            for alias in node.names:
+                # `from bot.forges import github` imports the submodule, not a name of bot.forges.
+                sub = f"{base}.{alias.name}"
+                yield Import(name, sub if sub in MODULES else base, node.lineno)
+
+
+def _matches(name: str, patterns: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+def is_pure(name: str) -> bool:
+    return _matches(name, PURE) and name not in IMPURE_IN_PURE_PACKAGES
+
+
+def is_adapter(name: str) -> bool:
+    return _matches(name, ADAPTER) and not is_pure(name)
+
+
+def _top(imported: str) -> str:
+    return imported.split(".")[0]
+
+
+def _forbidden_for_pure(imp: Import) -> str | None:
+    """Why a pure core may not import this, or None when it may."""
+    target, top = imp.imported, _top(imp.imported)
+    if top in PACKAGES:
+        if is_pure(target) or target in PACKAGE_DATA:
+            return None
+        return "a module that is not a pure core"
+    if top in sys.stdlib_module_names:
+        if top in PACKAGE_DATA.get(imp.importer, ()):
+            return None
+        if top in FORBIDDEN_STDLIB or target in FORBIDDEN_STDLIB:
+            return "I/O, a clock or the environment"
+        return None
+    return None if top in PURE_THIRD_PARTY else "a third-party library that is not a parser"
+
+
+def violations() -> list[tuple[Import, str]]:
+    found: list[tuple[Import, str]] = []
+    for name in MODULES:
+        pure = is_pure(name) or name in PACKAGE_DATA
+        for imp in imports_of(name):
+            target = imp.imported
+            if pure and (why := _forbidden_for_pure(imp)) is not None:
+                found.append((imp, f"a pure core imports {why}"))
+            if name.startswith("bot.web") and is_adapter(target):
+                found.append((imp, "the web layer imports a forge adapter"))
+            if name.startswith("bot.forges") and target.startswith("bot.checks"):
+                found.append((imp, "a forge adapter imports the checks"))
+            if name.startswith("bot.content") and target.startswith("bot.gate"):
+                found.append((imp, "the content rules import the gate"))
+    return found
+
+
+def _said(found: list[tuple[Import, str]]) -> str:
+    return "\n".join(
+        f"{MODULES[i.importer].relative_to(ROOT)}:{i.line}: {i.importer} -> {i.imported}: {why}"
+        for i, why in found
+    )
+
+
+def test_the_import_rules_hold() -> None:
+    found = [
+        (i, why) for i, why in violations() if (i.importer, i.imported) not in KNOWN_EXCEPTIONS
+    ]
+    assert not found, "import rules broken (docs/architecture.md):\n" + _said(found)
+
+
+def test_every_known_exception_is_still_needed() -> None:
+    seen = {(i.importer, i.imported) for i, _ in violations()}
+    stale = sorted(set(KNOWN_EXCEPTIONS) - seen)
+    assert not stale, f"fixed, so delete from KNOWN_EXCEPTIONS: {stale}"
+
+
+def test_pure_cores_call_no_io_builtin() -> None:
+    found = []
+    for name, path in MODULES.items():
+        if not is_pure(name):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in FORBIDDEN_CALLS
+            ):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.func.id}()")
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("pattern", [*PURE, *IMPURE_IN_PURE_PACKAGES, *PACKAGE_DATA])
+def test_every_named_module_exists(pattern: str) -> None:
+    # A renamed module must be renamed here too, or its rule would silently stop applying.
+    assert any(fnmatch.fnmatchcase(name, pattern) for name in MODULES), pattern
+
+
+# The rules themselves, on imports written for the purpose: a rule that cannot fail is none.
+@pytest.mark.parametrize(
+    ("importer", "imported", "refused"),
+    [
+        ("bot.gate.run", "os", True),
+        ("bot.gate.run", "os.path", True),
+        ("bot.gate.run", "posixpath", False),
+        ("bot.gate.run", "time", True),
+        ("bot.gate.run", "urllib.request", True),
+        ("bot.gate.run", "urllib.parse", False),
+        ("bot.gate.run", "httpx", True),
+        ("bot.gate.run", "redis", True),
+        ("bot.gate.run", "yaml", False),
+        ("bot.gate.run", "bot.settings", True),
+        ("bot.gate.run", "bot.queueing.base", True),
+        ("bot.gate.run", "bot.forges.github", True),
+        ("bot.gate.run", "bot.forges.base", False),
+        ("bot.webhooks.parse", "subprocess", True),
+        ("bot.registry.builtin", "importlib", False),
+        ("bot.registry.crd", "importlib", True),
+    ],
+)
+def test_the_purity_rule_itself(importer: str, imported: str, refused: bool) -> None:
+    assert (_forbidden_for_pure(Import(importer, imported, 1)) is not None) is refused
+
+
+def test_the_layer_rules_classify_adapters() -> None:
+    assert is_adapter("bot.forges.github_payloads")
+    assert is_adapter("bot.forges.local")
+    assert not is_adapter("bot.forges.github_manifest")  # pure: the web setup page uses it
+    assert not is_adapter("bot.forges.base")

@@ -51,7 +51,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check bot workers tests bench scripts
 
 types: $(STAMP)
-	$(BIN)/mypy --strict bot workers
+	$(BIN)/mypy --strict bot workers tests
 
 # Tests talk to Redis on 127.0.0.1:6379; start one if the machine has none running.
 services:

@@ -159,11 +159,11 @@ def test_unreadable_file_in_directory(tmp_path: Path, run_cli: RunCli) -> None:
         (tmp_path / "t" / ".gittargetignore").unlink()
         return snap
 
-    targets.read_directory = racing  # type: ignore[assignment]
+    targets.read_directory = racing  # type: ignore[attr-defined,assignment]
     try:
         result = run_cli("check", str(tmp_path), "--path", "t")
     finally:
-        targets.read_directory = real
+        targets.read_directory = real  # type: ignore[attr-defined]
     assert result.code == 2
     assert "cannot read t/.gittargetignore" in one_line_error(result.err)
     assert issubclass(UnreadableEntryError, Exception)

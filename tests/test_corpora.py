@@ -37,6 +37,7 @@ def check(run_cli: RunCli, *args: str) -> dict[str, Any]:
     result = run_cli("check", *args, "--path", ".", "--format", "json")
     assert result.err == "" and result.code in (0, 1), result.err
     report: dict[str, Any] = result.json()
+    target: dict[str, Any]
     (target,) = report["targets"]
     return target
 

@@ -125,7 +125,7 @@ def test_token_then_create_and_patch_check_run(fake: FakeGitHub) -> None:
         "GET /repos/octo/gitops/check-runs/1/annotations 200",
     ]
     calls = fake.calls
-    assert calls[0].auth_scheme == "Bearer" and calls[0].token.count(".") == 2
+    assert calls[0].auth_scheme == "Bearer" and (calls[0].token or "").count(".") == 2
     assert calls[1].token == issued["token"]
     assert calls[1].headers["authorization"] == "Bearer <redacted>"
     assert calls[1].json["name"] == "ichor/acceptance"
@@ -769,6 +769,7 @@ def test_concurrent_clients_and_wait_for(fake: FakeGitHub) -> None:
     )
     for t in threads:
         t.join()
+    assert isinstance(runs, list)
     assert sorted(r["id"] for r in runs) == list(range(1, 61))
     with pytest.raises(AssertionError, match="timed out"):
         fake.wait_for(lambda: False, timeout=0.05)

@@ -61,6 +61,7 @@ from tests.fakeforge.openapi import (
     Operation,
     Problem,
     overlay,
+    overlay_object,
 )
 
 __all__ = ["Call", "FakeGitHub", "Fault", "new_private_key"]
@@ -269,9 +270,10 @@ def _private_key(pem: str) -> Any:
 @functools.cache
 def _public_pem(private_pem: str) -> str:
     public = _private_key(private_pem).public_key()
-    return public.public_bytes(
+    pem: bytes = public.public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    ).decode()
+    )
+    return pem.decode()
 
 
 def _now() -> float:
@@ -1099,7 +1101,7 @@ class FakeGitHub(DescribedForge[Call]):
     def _user(self, login: str) -> dict[str, Any]:
         is_bot = login.endswith("[bot]")
         base = f"{self.url}/users/{quote(login)}"
-        return overlay(
+        return overlay_object(
             self._skeleton("simple-user"),
             {
                 "login": login,
@@ -1126,7 +1128,7 @@ class FakeGitHub(DescribedForge[Call]):
         )
 
     def _app(self) -> dict[str, Any]:
-        return overlay(
+        return overlay_object(
             self._skeleton("integration"),
             {
                 "id": int(self.app_id) if self.app_id.isdigit() else 1,
@@ -1153,7 +1155,7 @@ class FakeGitHub(DescribedForge[Call]):
         if self._git is not None:
             with contextlib.suppress(Exception):
                 clone = self.clone_url(full_name)
-        return overlay(
+        return overlay_object(
             self._skeleton(component),
             {
                 "id": repo.id if repo else self._stable_id(full_name),
@@ -1233,7 +1235,7 @@ class FakeGitHub(DescribedForge[Call]):
                     "maintainer_can_modify": False,
                 }
             )
-        return overlay(self._skeleton(component), values)
+        return overlay_object(self._skeleton(component), values)
 
     def _store_comment(self, full_name: str, number: int, body: str, user: str) -> dict[str, Any]:
         now = iso(_now())
@@ -1255,7 +1257,7 @@ class FakeGitHub(DescribedForge[Call]):
         kind = "pull" if number in self._pulls.get(full, {}) else "issues"
         is_bot = c["user"] == self.bot_login
         association = self._association(full, c["user"])
-        return overlay(
+        return overlay_object(
             self._skeleton("issue-comment"),
             {
                 "id": cid,
@@ -1281,7 +1283,7 @@ class FakeGitHub(DescribedForge[Call]):
     def _store_review(
         self, full_name: str, number: int, user: str, body: str, state: str, commit_id: str
     ) -> dict[str, Any]:
-        review = {
+        review: dict[str, Any] = {
             "id": self._next_id("review"),
             "repo": full_name,
             "pull_number": number,
@@ -1372,7 +1374,7 @@ class FakeGitHub(DescribedForge[Call]):
             "in_reply_to_id": c["in_reply_to_id"],
         }
         values |= {k: v for k, v in optional.items() if v is not None}
-        return overlay(self._skeleton("pull-request-review-comment"), values)
+        return overlay_object(self._skeleton("pull-request-review-comment"), values)
 
     def _render_review(self, r: dict[str, Any]) -> dict[str, Any]:
         full, number = r["repo"], r["pull_number"]
@@ -1392,14 +1394,14 @@ class FakeGitHub(DescribedForge[Call]):
         }
         if r["submitted_at"] is not None:
             values["submitted_at"] = r["submitted_at"]
-        return overlay(self._skeleton("pull-request-review"), values)
+        return overlay_object(self._skeleton("pull-request-review"), values)
 
     def _render_check_run(
         self, run: dict[str, Any], *, with_annotations: bool = False
     ) -> dict[str, Any]:
         full = run["repo"]
         api = f"{self.url}/repos/{full}/check-runs/{run['id']}"
-        out = overlay(
+        out = overlay_object(
             self._skeleton("check-run"),
             {
                 "id": run["id"],

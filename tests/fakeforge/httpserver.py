@@ -163,6 +163,7 @@ class LocalServer:
         if self._server is None:
             raise RuntimeError("server not started")
         host, port = self._server.server_address[:2]
+        assert isinstance(host, str)  # an AF_INET server's address, never a socket path
         return f"http://{host}:{port}"
 
     @property

@@ -280,7 +280,8 @@ class OpenApi:
         media = response.get("content", {}).get("application/json")
         if media is None or "schema" not in media:
             return None
-        return to_json_schema(media["schema"])
+        schema: Mapping[str, Any] | None = to_json_schema(media["schema"])
+        return schema
 
     def check_response(self, op: Operation, status: int, body: Any) -> list[Problem]:
         """Problems of a response body against the description (strict: ``required`` too)."""
@@ -375,6 +376,13 @@ def overlay(base: Any, top: Any) -> Any:
     return copy.deepcopy(top)
 
 
+def overlay_object(base: Any, top: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`overlay` for an object body, typed as one (a mapping on top gives a dict)."""
+    out = overlay(base, dict(top))
+    assert isinstance(out, dict)
+    return out
+
+
 def _compile(template: str, greedy: frozenset[str]) -> tuple[re.Pattern[str], tuple[str, ...], int]:
     """A template's pattern (one numbered group per parameter, as a name like
     ``repository-id`` is no group name), its parameter names and literal length."""
@@ -429,7 +437,7 @@ def _describe(err: ValidationError, where: str | None = None) -> str:
     """A one-line message that never dumps a whole (possibly huge) instance."""
     where = where or _field(err) or "body"
     rule = err.validator
-    value = err.instance
+    value: Any = err.instance
     arg = err.validator_value
     if rule == "maxItems":
         return f"{where}: {len(value)} items, at most {arg} allowed"

@@ -271,7 +271,8 @@ def test_upsert_summary_comment_returns_the_comment_url(fake: FakeGitHub) -> Non
     comments = f"/repos/{FULL}/issues/7/comments"
     url, calls = upsert("first")
     [comment] = fake.comments(FULL, 7)
-    assert url == comment["html_url"] and url.endswith(f"/{FULL}/pull/7#issuecomment-1")
+    assert url is not None and url == comment["html_url"]
+    assert url.endswith(f"/{FULL}/pull/7#issuecomment-1")
     assert calls == [TOKEN, f"GET {comments} 200", f"POST {comments} 201"]
     assert upsert("second") == (
         url,

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+from bot.checks.render import SUMMARY_MARKER
 from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
 from bot.forges.base import (
     CheckHandle,
@@ -29,7 +30,7 @@ from bot.forges.base import (
     RepoHandle,
     finding_marker,
 )
-from bot.forges.gitlab import SUMMARY_MARKER, GitLabForge
+from bot.forges.gitlab import GitLabForge
 from bot.settings import Settings
 from tests.fakeforge.gitlab import FakeGitLab
 from tests.support.gitrepo import WorkRepo

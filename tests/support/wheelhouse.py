@@ -15,7 +15,6 @@ import zipfile
 from importlib import metadata
 from pathlib import Path
 
-from packaging.markers import default_environment
 from packaging.requirements import Requirement
 from packaging.tags import sys_tags
 
@@ -40,7 +39,7 @@ def runtime_closure(root: str) -> dict[str, metadata.Distribution]:
             requirement = Requirement(line)
             marker = requirement.marker
             wanted = marker is None or any(
-                marker.evaluate({**default_environment(), "extra": extra})
+                marker.evaluate({"extra": extra})  # over the running environment
                 for extra in (extras or {""})
             )
             if wanted:

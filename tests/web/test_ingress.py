@@ -180,7 +180,8 @@ def test_worker_process_runs_queued_jobs(serve: Serve) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     job = Job.fetch(job_id, connection=rq_queue(running).connection)
     assert job.get_status() == JobStatus.FINISHED
-    assert job.return_value()["event"] == "ChangeRequestEvent"
+    answer = job.return_value()
+    assert answer is not None and answer["event"] == "ChangeRequestEvent"
 
 
 def test_health_ready_metrics(serve: Serve, own_redis: OwnRedis) -> None:

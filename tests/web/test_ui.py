@@ -3,6 +3,7 @@ security headers, and history that survives a restart (Redis and data dir alike)
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from pathlib import Path
@@ -138,21 +139,17 @@ def test_links_per_forge_and_never_from_other_schemes() -> None:
     entry = _entry()
     assert pull_url(entry) == "https://github.example/o/r/pull/12"
     assert commit_url(entry) == "https://github.example/o/r/commit/" + "ab" * 20
-    gitlab = CheckEntry(**{**_fields(entry), "forge": "gitlab"})
+    gitlab = dataclasses.replace(entry, forge="gitlab")
     assert pull_url(gitlab) == "https://github.example/o/r/-/merge_requests/12"
-    gitea = CheckEntry(**{**_fields(entry), "forge": "gitea"})
+    gitea = dataclasses.replace(entry, forge="gitea")
     assert commit_url(gitea) == "https://github.example/o/r/commit/" + "ab" * 20
     for bad in ("javascript:alert(1)", "data:text/html,x", "//evil.example/x", None):
-        hostile = CheckEntry(**{**_fields(entry), "web_url": bad})
+        hostile = dataclasses.replace(entry, web_url=bad)
         assert pull_url(hostile) is None and commit_url(hostile) is None
-    quoted = CheckEntry(**{**_fields(entry), "web_url": 'https://h.example/"><x'})
+    quoted = dataclasses.replace(entry, web_url='https://h.example/"><x')
     assert '"' not in (pull_url(quoted) or "") and "<" not in (pull_url(quoted) or "")
-    odd_sha = CheckEntry(**{**_fields(entry), "head_sha": "HEAD/../x"})
+    odd_sha = dataclasses.replace(entry, head_sha="HEAD/../x")
     assert commit_url(odd_sha) is None
-
-
-def _fields(entry: CheckEntry) -> dict[str, object]:
-    return {name: getattr(entry, name) for name in entry.__dataclass_fields__}
 
 
 def test_page_and_deliveries_go_on_when_redis_is_down(serve: Serve, own_redis: OwnRedis) -> None:

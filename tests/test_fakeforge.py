@@ -22,6 +22,7 @@ from gidgethub.httpx import GitHubAPI
 from tests.fakeforge import FakeGitHub, github, new_private_key
 from tests.fakeforge.fixtures import fake_github  # noqa: F401 (the fixture)
 from tests.fakeforge.openapi import load
+from tests.support.clock import ManualClock
 
 REPO = "octo/gitops"
 SHA = "a" * 40
@@ -575,18 +576,20 @@ def test_missing_unknown_and_expired_tokens_are_401(fake: FakeGitHub) -> None:
 
 
 def test_a_token_expires_when_its_expires_at_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = ManualClock()
+    monkeypatch.setattr(github, "_now", clock)
     with FakeGitHub(None, token_ttl=90.5) as fake:
         fake.add_repo(REPO)
         with app_client(fake) as app:
             issued = app.post("/app/installations/42/access_tokens").json()
         expires = datetime.strptime(issued["expires_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
-        assert 89 < expires.timestamp() - time.time() <= 90.5  # whole seconds, floored
+        assert expires.timestamp() - clock.now == 90  # whole seconds, floored
         later = expires.timestamp()
-        monkeypatch.setattr(github, "_now", lambda: later - 0.01)
+        clock.now = later - 0.01
         assert fake.token_valid(issued["token"])
         with api(fake, f"token {issued['token']}") as c:
             assert c.get(f"/repos/{REPO}/pulls").status_code == 200
-            monkeypatch.setattr(github, "_now", lambda: later)
+            clock.now = later
             assert not fake.token_valid(issued["token"])
             assert c.get(f"/repos/{REPO}/pulls").status_code == 401
 
@@ -644,8 +647,10 @@ def jwt_status(fake: FakeGitHub, token: str, scheme: str = "Bearer") -> int:
         return c.post("/app/installations/42/access_tokens").status_code
 
 
-def test_app_jwts_are_verified(fake: FakeGitHub) -> None:
-    now = int(time.time())
+def test_app_jwts_are_verified(fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = ManualClock()
+    monkeypatch.setattr(github, "_now", clock)
+    now = int(clock.now)
     assert jwt_status(fake, fake.make_jwt()) == 201
     assert jwt_status(fake, fake.make_jwt(iss=int(fake.app_id))) == 201  # int iss is fine
     assert jwt_status(fake, fake.make_jwt(iat=now - 30, exp=now - 30 + 600)) == 201
@@ -684,7 +689,11 @@ def test_fault_502_once_then_served(fake: FakeGitHub, client: httpx.Client) -> N
     assert len(fake.check_runs(REPO)) == 1
 
 
-def test_fault_rate_limits(fake: FakeGitHub, client: httpx.Client) -> None:
+def test_fault_rate_limits(
+    fake: FakeGitHub, client: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = ManualClock()
+    monkeypatch.setattr(github, "_now", clock)
     fake.inject_secondary_rate_limit("GET", r"/repos/.*/pulls", retry_after=1)
     fake.inject_primary_rate_limit("GET", r"/repos/.*/pulls", reset_in=30)
     fake.inject(
@@ -699,7 +708,7 @@ def test_fault_rate_limits(fake: FakeGitHub, client: httpx.Client) -> None:
     second = client.get(f"/repos/{REPO}/pulls")
     assert second.status_code == 403
     assert second.headers["x-ratelimit-remaining"] == "0"
-    assert int(second.headers["x-ratelimit-reset"]) >= time.time() + 29
+    assert int(second.headers["x-ratelimit-reset"]) == clock.now + 30
     assert client.get(f"/repos/{REPO}/pulls").status_code == 200
     patched = client.patch(f"/repos/{REPO}/check-runs/1", json={"status": "in_progress"})
     assert (patched.status_code, patched.json(), patched.headers["retry-after"]) == (

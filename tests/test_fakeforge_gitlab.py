@@ -13,7 +13,9 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.fakeforge import gitlab as fake_gitlab
 from tests.fakeforge.gitlab import FakeGitLab
+from tests.support.clock import ManualClock
 from tests.support.gitrepo import WorkRepo
 
 PROJECT = "group/gitops"
@@ -170,7 +172,11 @@ def test_requests_need_the_token(fake: FakeGitLab, headers: Any, status: int) ->
         assert answer.json()["username"] == "ichor-bot"
 
 
-def test_faults_fail_then_clear(fake: FakeGitLab, client: httpx.Client) -> None:
+def test_faults_fail_then_clear(
+    fake: FakeGitLab, client: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = ManualClock()
+    monkeypatch.setattr(fake_gitlab, "_now", clock)
     fake.inject("POST", r"/api/v4/projects/1/statuses/\w+", status=502, times=2)
     assert [post_status(client, "running").status_code for _ in range(3)] == [502, 502, 201]
     fake.inject_rate_limit("GET", r".*/notes", retry_after=7)
@@ -178,7 +184,7 @@ def test_faults_fail_then_clear(fake: FakeGitLab, client: httpx.Client) -> None:
     assert limited.status_code == 429 and limited.text == "Retry later\n"
     assert limited.headers["retry-after"] == "7"
     assert limited.headers["ratelimit-remaining"] == "0"
-    assert int(limited.headers["ratelimit-reset"]) >= int(time.time()) + 6
+    assert int(limited.headers["ratelimit-reset"]) == clock.now + 7
     assert client.get(f"{MR}/notes").status_code == 200
     assert fake.calls_summary()[-1] == f"GET {MR}/notes 200"
 

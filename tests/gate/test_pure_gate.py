@@ -346,6 +346,15 @@ def test_the_accepted_kustomization_fields_pass() -> None:
         ("nameSuffix: -s\n", "nameSuffix"),
         ("components: [c]\n", "components"),
         ("patchesStrategicMerge: [p.yaml]\n", "patchesStrategicMerge"),
+        ("patchesJson6902: [{path: p.yaml}]\n", "patchesJson6902"),
+        ("generators: [g.yaml]\n", "generators"),
+        ("transformers: [t.yaml]\n", "transformers"),
+        ("replacements: [{path: r.yaml}]\n", "replacements"),
+        ("vars: [{name: v}]\n", "vars"),
+        ("crds: [c.json]\n", "crds"),
+        ("openapi: {path: s.json}\n", "openapi"),
+        ("configurations: [c.yaml]\n", "configurations"),
+        ("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n", "component"),
         ("patches: [{patch: x}]\n", "patches-inline"),
         ("resources: [https://github.com/org/repo//base?ref=v1]\n", "remote-base"),
         ("resources: [\n", "unparseable"),
@@ -409,4 +418,4 @@ def test_issues_come_sorted_by_path_line_and_kind() -> None:
     report = check_target({"t/z.txt": "x\n", "t/a.txt": "x\n", "t/m.yaml": "- a\n"})
     assert [i.path for i in report.issues] == ["t/a.txt", "t/m.yaml", "t/z.txt"]
     assert all(i.severity is Severity.ERROR for i in report.issues)
-    assert Role.FOREIGN in report.counts
+    assert (report.counts[Role.FOREIGN], report.counts[Role.MANAGED]) == (2, 1)

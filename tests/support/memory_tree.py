@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from textwrap import dedent
 
 from bot.gate.policy import GatePolicy, TargetPolicy
-from bot.gate.report import Report, TargetReport
+from bot.gate.report import TargetReport
 from bot.gate.run import run_gate
 from bot.snapshot import Entry, EntryKind, Snapshot
 
@@ -65,34 +65,16 @@ def _bytes(content: Content) -> bytes:
     return content if isinstance(content, bytes) else dedent(content).lstrip("\n").encode()
 
 
-def check(
-    files: Mapping[str, Content],
-    *,
-    symlinks: Mapping[str, str] | None = None,
-    gitlinks: Mapping[str, str] | None = None,
-    target: TargetPolicy | None = None,
-    max_yaml_bytes: int | None = None,
-) -> Report:
-    """``run_gate`` over an in-memory tree with one target (by default ``t`` at ``t``)."""
-    policy = GatePolicy(targets=(target or TargetPolicy("t", "t"),))
-    if max_yaml_bytes is not None:
-        policy = GatePolicy(targets=policy.targets, max_yaml_bytes=max_yaml_bytes)
-    tree = MemoryTree(files, symlinks=symlinks, gitlinks=gitlinks)
-    with tree.snapshot() as snapshot:
-        return run_gate(snapshot, policy)
-
-
 def check_target(
     files: Mapping[str, Content],
     *,
     symlinks: Mapping[str, str] | None = None,
     gitlinks: Mapping[str, str] | None = None,
     target: TargetPolicy | None = None,
-    max_yaml_bytes: int | None = None,
 ) -> TargetReport:
-    """The one target's report of :func:`check`."""
-    report = check(
-        files, symlinks=symlinks, gitlinks=gitlinks, target=target, max_yaml_bytes=max_yaml_bytes
-    )
+    """``run_gate`` over an in-memory tree with one target (by default ``t`` at ``t``)."""
+    tree = MemoryTree(files, symlinks=symlinks, gitlinks=gitlinks)
+    with tree.snapshot() as snapshot:
+        report = run_gate(snapshot, GatePolicy(targets=(target or TargetPolicy("t", "t"),)))
     (only,) = report.targets
     return only

@@ -72,7 +72,7 @@ FORBIDDEN_STDLIB = frozenset(
         "http", "imaplib", "importlib", "io", "logging", "mmap", "multiprocessing", "os",
         "pathlib", "pickle", "platform", "pwd", "random", "sched", "secrets", "select",
         "selectors", "shelve", "shutil", "signal", "smtplib", "socket", "socketserver",
-        "sqlite3", "ssl", "subprocess", "sys", "tarfile", "tempfile", "threading", "time",
+        "sqlite3", "ssl", "subprocess", "sys", "tarfile", "tempfile", "time",
         "urllib.request", "uuid", "webbrowser", "zipfile",
     }
 )  # fmt: skip
@@ -80,6 +80,9 @@ FORBIDDEN_STDLIB = frozenset(
 PURE_THIRD_PARTY = frozenset(
     {"markupsafe", "orjson", "pydantic", "pydantic_core", "ruamel", "yaml"}
 )
+# A pure core may hold a lock around a cache it is handed (results stay a function of the
+# inputs), but starts no thread and waits on nothing else: of `threading`, only these.
+PURE_THREADING = frozenset({"Lock", "RLock"})
 # Builtins that read or write the outside world.
 FORBIDDEN_CALLS = frozenset({"open", "input", "print", "breakpoint", "exec", "eval", "__import__"})
 
@@ -236,6 +239,29 @@ def test_pure_cores_call_no_io_builtin() -> None:
     assert not found, "\n".join(found)
 
 
+def test_pure_cores_use_threading_only_for_locks() -> None:
+    found = []
+    for name, path in MODULES.items():
+        if not is_pure(name):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            used: list[tuple[str, int]] = []
+            if isinstance(node, ast.ImportFrom) and node.module == "threading":
+                used = [(alias.name, node.lineno) for alias in node.names]
+            elif (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "threading"
+            ):
+                used = [(node.attr, node.lineno)]
+            found += [
+                f"{path.relative_to(ROOT)}:{line}: threading.{u}"
+                for u, line in used
+                if u not in PURE_THREADING
+            ]
+    assert not found, "\n".join(found)
+
+
 @pytest.mark.parametrize("pattern", [*PURE, *IMPURE_IN_PURE_PACKAGES, *PACKAGE_DATA])
 def test_every_named_module_exists(pattern: str) -> None:
     # A renamed module must be renamed here too, or its rule would silently stop applying.
@@ -254,6 +280,8 @@ def test_every_named_module_exists(pattern: str) -> None:
         ("bot.gate.run", "urllib.parse", False),
         ("bot.gate.run", "httpx", True),
         ("bot.gate.run", "redis", True),
+        ("bot.gate.run", "threading", False),  # for a lock only: see the test above
+        ("bot.gate.run", "asyncio", True),
         ("bot.gate.run", "yaml", False),
         ("bot.gate.run", "bot.settings", True),
         ("bot.gate.run", "bot.queueing.base", True),

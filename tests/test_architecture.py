@@ -224,41 +224,39 @@ def test_every_known_exception_is_still_needed() -> None:
     assert not stale, f"fixed, so delete from KNOWN_EXCEPTIONS: {stale}"
 
 
-def test_pure_cores_call_no_io_builtin() -> None:
-    found = []
+def _pure_nodes() -> Iterator[tuple[str, ast.AST]]:
+    """Every syntax node of every pure core, with its file's path for a message."""
     for name, path in MODULES.items():
-        if not is_pure(name):
-            continue
-        for node in ast.walk(ast.parse(path.read_text())):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Name)
-                and node.func.id in FORBIDDEN_CALLS
-            ):
-                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.func.id}()")
+        if is_pure(name):
+            shown = str(path.relative_to(ROOT))
+            yield from ((shown, node) for node in ast.walk(ast.parse(path.read_text())))
+
+
+def test_pure_cores_call_no_io_builtin() -> None:
+    found = [
+        f"{where}:{node.lineno}: {node.func.id}()"
+        for where, node in _pure_nodes()
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in FORBIDDEN_CALLS
+    ]
     assert not found, "\n".join(found)
 
 
 def test_pure_cores_use_threading_only_for_locks() -> None:
     found = []
-    for name, path in MODULES.items():
-        if not is_pure(name):
+    for where, node in _pure_nodes():
+        if isinstance(node, ast.ImportFrom) and node.module == "threading":
+            used = [(alias.name, node.lineno) for alias in node.names]
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "threading"
+        ):
+            used = [(node.attr, node.lineno)]
+        else:
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
-            used: list[tuple[str, int]] = []
-            if isinstance(node, ast.ImportFrom) and node.module == "threading":
-                used = [(alias.name, node.lineno) for alias in node.names]
-            elif (
-                isinstance(node, ast.Attribute)
-                and isinstance(node.value, ast.Name)
-                and node.value.id == "threading"
-            ):
-                used = [(node.attr, node.lineno)]
-            found += [
-                f"{path.relative_to(ROOT)}:{line}: threading.{u}"
-                for u, line in used
-                if u not in PURE_THREADING
-            ]
+        found += [f"{where}:{line}: threading.{u}" for u, line in used if u not in PURE_THREADING]
     assert not found, "\n".join(found)
 
 

@@ -74,7 +74,7 @@ def check_job(context: WorkerContext, forge: str, delivery_id: str, event: objec
     if not asks_for_check(event):
         log.info("delivery %s from %s: %s, nothing to do", delivery_id, forge, summary["event"])
         return {**summary, "handled": False}
-    full_name: str = getattr(event, "repo").full_name  # noqa: B009 (every checked event has one)
+    full_name = event.repo.full_name
     try:
         adapter = context.adapter_for(forge, full_name)
     except PermanentForgeError as exc:
@@ -115,9 +115,9 @@ def abandon_delivery(
 ) -> Summary:
     typed = event_from_dict(event)
     summary: Summary = {"forge": forge, "delivery": delivery_id, "abandoned": True}
-    if JOBS.get(type(typed)) is not check_job or not asks_for_check(typed):
+    if not asks_for_check(typed):
         return summary
-    adapter = context.adapter_for(forge, getattr(typed, "repo").full_name)  # noqa: B009
+    adapter = context.adapter_for(forge, typed.repo.full_name)
     request = _request(adapter, forge, delivery_id, typed)
     if request is None:
         return summary

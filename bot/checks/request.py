@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from bot.forges.base import RepoHandle
 from bot.state.base import pull_key
@@ -124,7 +125,10 @@ def request_for(
     return None
 
 
-def asks_for_check(event: object) -> bool:
+CheckedEvent = ChangeRequestEvent | PushEvent | CheckRerequestEvent
+
+
+def asks_for_check(event: object) -> TypeGuard[CheckedEvent]:
     """Whether :func:`request_for` makes a request of this event (before any adapter is built)."""
     if isinstance(event, PushEvent):  # a branch that exists after the push
         return not (

@@ -19,7 +19,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from bot.checks.pipeline import TreeSource, local_tree
+from bot.checks.trees import TreeSource, local_tree
 from bot.content.cache import DirectoryFactsCache, FactsCache, LayeredFactsCache, MemoryFactsCache
 from bot.errors import IchorError, PermanentForgeError
 from bot.forges.base import Forge, RepoHandle

@@ -14,7 +14,7 @@ import dataclasses
 import enum
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -24,13 +24,13 @@ from bot.checks.findings import TouchedLines
 from bot.checks.publish import Publication, publish
 from bot.checks.render import error_output
 from bot.checks.request import CheckRequest, MergeBase, Rerun
+from bot.checks.trees import TreeSource
 from bot.config import ConfigResult, load_config
 from bot.content.cache import FactsCache
 from bot.errors import (
     ForgeError,
     GitStoreError,
     IchorError,
-    SnapshotError,
     TransientForgeError,
 )
 from bot.forges.base import (
@@ -48,27 +48,6 @@ from bot.git_snapshot import GitRepository
 from bot.state.base import HeadReader, LineCommentMemory
 
 log = logging.getLogger("ichor.check")
-
-
-class TreeSource(Protocol):
-    """Where a check reads commits from: a mirror of the forge's repository (``GitStore``), or
-    the repository itself for the local forge."""
-
-    def fetch(
-        self, credentials: GitCredentials | None, refs: Sequence[str], *, want: Sequence[str] = ()
-    ) -> None: ...
-
-    def prefetch_blobs(
-        self, credentials: GitCredentials | None, commit: str, paths: Sequence[str]
-    ) -> int: ...
-
-    def changed_paths(self, base: str, head: str) -> list[str]: ...
-
-    def fetched_ref(self, ref: str) -> str | None:
-        """The commit a ref fetched by ``fetch`` points at (e.g. ``refs/heads/main``)."""
-        ...
-
-    def repository(self) -> GitRepository: ...
 
 
 class CheckHistory(Protocol):
@@ -401,37 +380,3 @@ def _gate(
         return run_gate(snapshot, policy, cache=services.cache, registries=services.registries)
     finally:
         snapshot.close()
-
-
-@contextlib.contextmanager
-def local_tree(path: str) -> Iterator[TreeSource]:
-    """A repository on disk as a tree source: every object is already there."""
-    yield _LocalTree(GitRepository(path))
-
-
-class _LocalTree:
-    def __init__(self, repository: GitRepository) -> None:
-        self._repository = repository
-
-    def fetch(
-        self, credentials: GitCredentials | None, refs: Sequence[str], *, want: Sequence[str] = ()
-    ) -> None:
-        for sha in want:
-            self._repository.resolve(sha)  # raises when the commit is not there
-
-    def prefetch_blobs(
-        self, credentials: GitCredentials | None, commit: str, paths: Sequence[str]
-    ) -> int:
-        return 0
-
-    def changed_paths(self, base: str, head: str) -> list[str]:
-        return self._repository.changed_paths(base, head)
-
-    def fetched_ref(self, ref: str) -> str | None:
-        try:
-            return self._repository.resolve(ref)
-        except SnapshotError:
-            return None
-
-    def repository(self) -> GitRepository:
-        return self._repository

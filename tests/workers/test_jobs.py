@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from bot.checks.pipeline import CheckServices, TreeSource, local_tree, run_check
+from bot.checks.pipeline import CheckServices, run_check
 from bot.checks.request import CheckRequest, MergeBase, pull_request
+from bot.checks.trees import TreeSource, local_tree
 from bot.errors import IchorError
 from bot.forges.base import GitCredentials, RepoHandle
 from bot.forges.gitlab import GitLabForge

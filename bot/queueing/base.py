@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bot.state.base import pull_key
+from bot.state.base import pull_key as pull_key  # re-exported: deliveries name pulls by it
 
 JOB_FUNCTION = "workers.jobs.handle_delivery"
 # Queued in place of a job abandoned by its worker with no retries left: it ends the check.

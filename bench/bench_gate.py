@@ -29,7 +29,7 @@ import yaml
 from bot.content.cache import MemoryFactsCache
 from bot.demo import build_repository, read_tree
 from bot.gate.policy import GatePolicy, TargetPolicy
-from bot.gate.run import run_gate
+from bot.gate.run import RegistryCache, run_gate
 from bot.git_snapshot import GitRepository, git_environment
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
@@ -83,9 +83,13 @@ def baseline(repo: Path, oids: list[str]) -> None:
             list(yaml.load_all(data, Loader=yaml.CSafeLoader))
 
 
+# Type registries carried between checks, as a worker's context carries them.
+REGISTRIES = RegistryCache()
+
+
 def full_check(repo: Path, cache: MemoryFactsCache | None = None, rev: str = "HEAD") -> None:
     with GitRepository(repo).snapshot(rev) as snap:
-        run_gate(snap, POLICY, cache=cache)
+        run_gate(snap, POLICY, cache=cache, registries=REGISTRIES)
 
 
 def _peak_rss_mib(code: str, *args: str) -> float:

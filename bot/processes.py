@@ -12,6 +12,8 @@ from bot.errors import IchorError, UsageError
 from bot.settings import Settings
 
 if TYPE_CHECKING:
+    from bot.queueing.base import DeliveryQueue
+    from bot.queueing.inprocess import InProcessDeliveryQueue
     from bot.web.protocol import ConnectionLimits
 
 
@@ -56,7 +58,6 @@ def port_problem(host: str, port: int) -> str | None:
 def serve(settings: Settings, host: str | None, port: int | None) -> int:
     import uvicorn
 
-    from bot.queueing.factory import build_queue
     from bot.web.app import create_app
     from bot.web.protocol import protocol_class
 
@@ -69,10 +70,6 @@ def serve(settings: Settings, host: str | None, port: int | None) -> int:
         )
         queue, kind = build_queue(settings)
         try:
-            if kind == "in-process":  # its jobs run in this process: they need the worker's context
-                from workers.context import configure
-
-                configure(settings, queue)
             app = create_app(
                 settings, queue, queue_kind=kind, redis_configured=bool(settings.redis_url)
             )
@@ -89,6 +86,29 @@ def serve(settings: Settings, host: str | None, port: int | None) -> int:
         finally:
             queue.close()
     return 0
+
+
+def build_queue(settings: Settings) -> tuple[DeliveryQueue, str]:
+    """The queue the settings ask for: RQ on Redis when ICHOR_REDIS_URL is set, else
+    in-process, its jobs run by this process with a worker context built now."""
+    if settings.redis_url:
+        from bot.queueing.redis_queue import RedisDeliveryQueue
+
+        queue = RedisDeliveryQueue(
+            settings.redis_url, settings.queue_name, job_timeout=settings.job_timeout
+        )
+        return queue, "redis"
+    return in_process_queue(settings), "in-process"
+
+
+def in_process_queue(settings: Settings) -> InProcessDeliveryQueue:
+    from bot.queueing.inprocess import InProcessDeliveryQueue
+    from bot.state.memory import memory_state
+    from workers.context import build_context
+    from workers.jobs import runner
+
+    state = memory_state()
+    return InProcessDeliveryQueue(runner(build_context(settings, state)), state.heads)
 
 
 def connection_limits(settings: Settings) -> ConnectionLimits:
@@ -116,7 +136,8 @@ def work(settings: Settings, *, burst: bool = False) -> int:
 
     from bot.queueing.redis_queue import RedisDeliveryQueue
     from bot.queueing.worker import IchorWorker, Timings, worker_connection
-    from workers.context import configure
+    from bot.state.redis_state import redis_state
+    from workers.context import build_context, install
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     try:
@@ -126,8 +147,8 @@ def work(settings: Settings, *, burst: bool = False) -> int:
             f"cannot reach Redis at {redis_location(settings.redis_url)}: {exc}"
         ) from None
     connection = worker_connection(settings.redis_url, settings.redis_outage)
-    pulls = RedisDeliveryQueue(settings.redis_url, settings.queue_name, connection=connection)
-    configure(settings, pulls, pulls)
+    attempts = RedisDeliveryQueue(settings.redis_url, settings.queue_name, connection=connection)
+    install(build_context(settings, redis_state(connection), attempts))
     queue = Queue(settings.queue_name, connection=connection)
     worker = IchorWorker([queue], connection=connection, timings=Timings.from_settings(settings))
     worker.work(with_scheduler=True, burst=burst)

@@ -1,9 +1,12 @@
-"""What a worker process holds between jobs: settings, forge adapters, the git store, caches.
+"""What a worker process holds between jobs: settings, forge adapters, state, git store, caches.
 
-``ichor-bot worker`` and the in-process queue call :func:`configure` at start-up; a job run by
-a plain ``rq worker`` configures from the environment on its first job. Forge adapters keep
-their HTTP clients and installation tokens across jobs, so each runs on one event loop per
-thread that lives as long as the worker.
+Built once when the process starts (``ichor-bot worker``, or ``ichor-bot serve`` for the
+in-process queue) by :func:`build_context`, and handed to the jobs: the in-process queue is
+given a job function bound to it; RQ names its job functions by module path, so
+``ichor-bot worker`` installs the context for this process (:func:`install`) before it takes a
+job, and a job in a process without one fails saying so. Forge adapters keep their HTTP
+clients and installation tokens across jobs, so each runs on one event loop per thread that
+lives as long as the worker.
 """
 
 from __future__ import annotations
@@ -16,18 +19,18 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from bot.checks.pipeline import TreeSource, local_tree
+from bot.checks.trees import TreeSource, local_tree
 from bot.content.cache import DirectoryFactsCache, FactsCache, LayeredFactsCache, MemoryFactsCache
-from bot.errors import PermanentForgeError
+from bot.errors import IchorError, PermanentForgeError
 from bot.forges.base import Forge, RepoHandle
 from bot.forges.local import LocalForge, repository_path
-from bot.queueing.base import PullState
-from bot.settings import Settings, load_settings
+from bot.gate.run import RegistryCache
+from bot.settings import Settings
+from bot.state.base import StateStore
 from bot.web.history import CheckRecorder, history_store
 
 if TYPE_CHECKING:  # imported for real where they are used, on first use
     from bot.gitstore import GitStore
-    from bot.queueing.redis_queue import RedisDeliveryQueue
 
 T = TypeVar("T")
 OpenTree = Callable[[RepoHandle], AbstractContextManager[TreeSource]]
@@ -39,13 +42,25 @@ class AttemptCounter(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Adapter:
+    """A repository's forge adapter, where its commits are read from, and whether the summary
+    comment is posted (on GitHub the check run carries the result; elsewhere the comment is
+    the result)."""
+
+    forge: Forge
+    open_tree: OpenTree
+    summary_comment: bool
+
+
 @dataclass
 class WorkerContext:
     settings: Settings
-    pulls: PullState | None
+    state: StateStore
     cache: FactsCache
-    history: CheckRecorder | None = None
-    attempts: AttemptCounter | None = None
+    registries: RegistryCache
+    history: CheckRecorder
+    attempts: AttemptCounter | None = None  # None: jobs never run twice (the in-process queue)
     _stores: dict[str, GitStore] = field(default_factory=dict)
     _local: threading.local = field(default_factory=threading.local)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -57,7 +72,7 @@ class WorkerContext:
             runner = self._local.runner = asyncio.Runner()
         return runner.run(coroutine)
 
-    def forge_for(self, forge: str, full_name: str) -> tuple[Forge, OpenTree]:
+    def adapter_for(self, forge: str, full_name: str) -> Adapter:
         """The adapter and tree source for a repository: the local forge when the repository is
         under ``ICHOR_LOCAL_REPOS``, else the forge the delivery came from."""
         settings = self.settings
@@ -65,23 +80,24 @@ class WorkerContext:
             path = repository_path(settings.local_repos, full_name)
             if path is not None:
                 local = self._adapter("local", lambda: LocalForge(settings.data_dir))
-                return local, _opener(str(path))
+                return Adapter(local, _opener(str(path)), True)
         if forge == "github":
             from bot.forges.github import GitHubForge
 
             github = self._adapter("github", lambda: GitHubForge.from_settings(settings))
-            return github, self._store(settings.github_url).open
+            store = self._store(settings.github_url)
+            return Adapter(github, store.open, settings.github_summary_comment)
         if forge == "gitlab":
             from bot.forges.gitlab import GitLabForge
 
             gitlab = self._adapter("gitlab", lambda: GitLabForge.from_settings(settings))
-            return gitlab, self._store(settings.gitlab_url).open
+            return Adapter(gitlab, self._store(settings.gitlab_url).open, True)
         if forge == "gitea":
             from bot.forges.gitea import GiteaForge
 
             gitea = self._adapter("gitea", lambda: GiteaForge.from_settings(settings))
             assert settings.gitea_url is not None  # from_settings refuses a missing URL
-            return gitea, self._store(settings.gitea_url).open
+            return Adapter(gitea, self._store(settings.gitea_url).open, True)
         raise PermanentForgeError(f"unknown forge {forge!r}")
 
     def _adapter(self, key: str, build: Callable[[], Forge]) -> Forge:
@@ -111,51 +127,43 @@ def _opener(path: str) -> OpenTree:
     return open_tree
 
 
-_CONTEXT: WorkerContext | None = None
-_CONTEXT_LOCK = threading.Lock()
-
-
-def configure(
-    settings: Settings, pulls: PullState | None, attempts: AttemptCounter | None = None
+def build_context(
+    settings: Settings, state: StateStore, attempts: AttemptCounter | None = None
 ) -> WorkerContext:
-    global _CONTEXT
+    """Everything a job needs, built at start-up: what cannot be built fails here, not in a
+    job."""
     cache = LayeredFactsCache(MemoryFactsCache(), DirectoryFactsCache(settings.data_dir / "facts"))
-    with _CONTEXT_LOCK:
-        _CONTEXT = WorkerContext(settings, pulls, cache, _history(settings), attempts)
-        return _CONTEXT
+    # Checks kept for the status page where the web process reads them.
+    history = CheckRecorder(
+        history_store(settings.redis_url, settings.data_dir, settings.queue_name)
+    )
+    return WorkerContext(settings, state, cache, RegistryCache(), history, attempts)
 
 
-def _history(settings: Settings) -> CheckRecorder:
-    """Checks kept for the status page where the web process reads them."""
-    store = history_store(settings.redis_url, settings.data_dir, settings.queue_name)
-    return CheckRecorder(store)
+_INSTALLED: WorkerContext | None = None
 
 
-def current() -> WorkerContext:
-    """The configured context; a job started by a plain ``rq worker`` configures one from the
-    environment, with pull request state on the job's own Redis connection."""
-    with _CONTEXT_LOCK:
-        context = _CONTEXT
-    if context is not None:
-        return context
-    settings = load_settings()
-    pulls: RedisDeliveryQueue | None = None
-    with contextlib.suppress(Exception):
-        from rq import get_current_job
+def install(context: WorkerContext | None) -> None:
+    """Make ``context`` the one the RQ job functions of this process use (None: none)."""
+    global _INSTALLED
+    _INSTALLED = context
 
-        from bot.queueing.redis_queue import RedisDeliveryQueue
 
-        if get_current_job() is not None and settings.redis_url:
-            pulls = RedisDeliveryQueue(settings.redis_url, settings.queue_name)
-    return configure(settings, pulls, pulls)
+def installed() -> WorkerContext:
+    if _INSTALLED is None:
+        raise IchorError(
+            "this process has no worker context: run jobs with `ichor-bot worker` (a plain "
+            "`rq worker` does not build one)"
+        )
+    return _INSTALLED
 
 
 @contextlib.contextmanager
-def configured(settings: Settings, pulls: PullState | None) -> Iterator[WorkerContext]:
-    """For tests: a context for the duration of a block."""
-    global _CONTEXT
-    previous = _CONTEXT
+def installed_context(context: WorkerContext) -> Iterator[WorkerContext]:
+    """For tests: ``context`` installed for the duration of a block."""
+    previous = _INSTALLED
+    install(context)
     try:
-        yield configure(settings, pulls)
+        yield context
     finally:
-        _CONTEXT = previous
+        install(previous)

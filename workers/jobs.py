@@ -1,64 +1,90 @@
 """Jobs the queue runs. Each takes JSON-safe arguments and returns a JSON-safe summary.
 
 ``handle_delivery`` is the one entry point for webhook deliveries: it turns the event back into
-its typed form and dispatches on it. Pull requests, pushes and re-requested checks run the
-check pipeline; the other events are acknowledged and logged until their features arrive.
-A job that runs again (a retry, a job recovered from a dead worker, a redelivery) resumes the
-check it had started. ``report_abandoned`` ends the check of a job whose workers kept dying.
+its typed form and looks its job up in :data:`JOBS`. Pull requests, pushes and re-requested
+checks run the check pipeline; the other events are acknowledged and logged until their
+features arrive. A job that runs again (a retry, a job recovered from a dead worker, a
+redelivery) resumes the check it had started. ``report_abandoned`` ends the check of a job
+whose workers kept dying. The RQ entry points use the context installed at start-up
+(:func:`workers.context.install`); :func:`run_delivery` takes it as an argument.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import logging
+from collections.abc import Callable
 from typing import Any
 
-from bot.checks.pipeline import (
+from bot.checks.pipeline import CheckServices, report_failure, run_check
+from bot.checks.request import (
     CheckRequest,
-    CheckResult,
-    CheckServices,
-    report_failure,
-    run_check,
+    MergeBase,
+    Rerun,
+    asks_for_check,
+    pull_request,
+    request_for,
 )
 from bot.errors import PermanentForgeError
-from bot.forges.base import Forge, RepoHandle
-from bot.queueing.base import pull_key
-from bot.webhooks import (
-    ChangeRequestEvent,
-    CheckRerequestEvent,
-    PushEvent,
-    RepoRef,
-    event_from_dict,
-)
-from workers.context import OpenTree, WorkerContext, current
+from bot.queueing.inprocess import JobRunner
+from bot.webhooks import ChangeRequestEvent, CheckRerequestEvent, PushEvent, event_from_dict
+from workers.context import Adapter, WorkerContext, installed
 
 log = logging.getLogger("ichor.jobs")
-_ZERO = "0" * 40
+Summary = dict[str, Any]
+# A job: the context, the delivery's forge and id, and its typed event.
+Job = Callable[[WorkerContext, str, str, object], Summary]
 
 
-def handle_delivery(forge: str, delivery_id: str, event: dict[str, Any]) -> dict[str, Any]:
+def handle_delivery(forge: str, delivery_id: str, event: dict[str, Any]) -> Summary:
+    return run_delivery(installed(), forge, delivery_id, event)
+
+
+def report_abandoned(forge: str, delivery_id: str, event: dict[str, Any]) -> Summary:
+    """End the check of a delivery whose job was abandoned with no retries left."""
+    return abandon_delivery(installed(), forge, delivery_id, event)
+
+
+def runner(context: WorkerContext) -> JobRunner:
+    """The delivery job bound to ``context``, for the in-process queue."""
+
+    def run(forge: str, delivery_id: str, event: dict[str, Any]) -> Summary:
+        return run_delivery(context, forge, delivery_id, event)
+
+    return run
+
+
+def run_delivery(
+    context: WorkerContext, forge: str, delivery_id: str, event: dict[str, Any]
+) -> Summary:
     typed = event_from_dict(event)
-    kind = type(typed).__name__
-    summary: dict[str, Any] = {"forge": forge, "delivery": delivery_id, "event": kind}
-    request = check_request(forge, delivery_id, typed)
-    if request is None:
-        log.info("delivery %s from %s: %s, nothing to do", delivery_id, forge, kind)
+    job = JOBS.get(type(typed))
+    if job is None:
+        log.info("delivery %s from %s: %s, nothing to do", delivery_id, forge, type(typed).__name__)
+        return {**_summary(forge, delivery_id, typed), "handled": False}
+    return job(context, forge, delivery_id, typed)
+
+
+def _summary(forge: str, delivery_id: str, event: object) -> Summary:
+    return {"forge": forge, "delivery": delivery_id, "event": type(event).__name__}
+
+
+def check_job(context: WorkerContext, forge: str, delivery_id: str, event: object) -> Summary:
+    """Check the revision the event names and post the result."""
+    summary = _summary(forge, delivery_id, event)
+    if not asks_for_check(event):
+        log.info("delivery %s from %s: %s, nothing to do", delivery_id, forge, summary["event"])
         return {**summary, "handled": False}
-    context = current()
-    request = dataclasses.replace(request, resume=_ran_before(context))
+    full_name = event.repo.full_name
     try:
-        adapter = context.forge_for(forge, request.repo.full_name)
+        adapter = context.adapter_for(forge, full_name)
     except PermanentForgeError as exc:
         # Nothing can be posted without a working adapter: say so once, do not retry.
-        log.error(
-            "delivery %s from %s: cannot check %s: %s",
-            delivery_id,
-            forge,
-            request.repo.full_name,
-            exc,
-        )
+        log.error("delivery %s from %s: cannot check %s: %s", delivery_id, forge, full_name, exc)
         return {**summary, "handled": False, "error": str(exc)}
-    result = context.run(_check(context, adapter, forge, request))
+    request = _request(adapter, forge, delivery_id, event)
+    assert request is not None  # asks_for_check said so
+    services = _services(context, adapter, forge, resume=_ran_before(context))
+    result = context.run(run_check(request, services))
     log.info(
         "delivery %s: %s %s at %s: %s %s",
         delivery_id,
@@ -71,23 +97,40 @@ def handle_delivery(forge: str, delivery_id: str, event: dict[str, Any]) -> dict
     return {**summary, "handled": True, "check": result.to_dict()}
 
 
+# What each event asks a worker to do; events not named here are acknowledged and logged.
+JOBS: dict[type, Job] = {
+    ChangeRequestEvent: check_job,
+    PushEvent: check_job,
+    CheckRerequestEvent: check_job,
+}
+
 ABANDONED_REASON = (
     "the worker running this check stopped before it finished, every time it was tried; "
     "re-run the check or push again"
 )
 
 
-def report_abandoned(forge: str, delivery_id: str, event: dict[str, Any]) -> dict[str, Any]:
-    """End the check of a delivery whose job was abandoned with no retries left."""
-    request = check_request(forge, delivery_id, event_from_dict(event))
-    summary: dict[str, Any] = {"forge": forge, "delivery": delivery_id, "abandoned": True}
+def abandon_delivery(
+    context: WorkerContext, forge: str, delivery_id: str, event: dict[str, Any]
+) -> Summary:
+    typed = event_from_dict(event)
+    summary: Summary = {"forge": forge, "delivery": delivery_id, "abandoned": True}
+    if not asks_for_check(typed):
+        return summary
+    adapter = context.adapter_for(forge, typed.repo.full_name)
+    request = _request(adapter, forge, delivery_id, typed)
     if request is None:
         return summary
-    context = current()
-    adapter, _ = context.forge_for(forge, request.repo.full_name)
-    resumed = dataclasses.replace(request, resume=True)
-    context.run(report_failure(adapter, resumed, None, ABANDONED_REASON, context.history))
+    failure = report_failure(
+        adapter.forge, request, None, ABANDONED_REASON, context.history, resume=True
+    )
+    context.run(failure)
     return summary
+
+
+def _request(adapter: Adapter, forge: str, delivery_id: str, event: object) -> CheckRequest | None:
+    pull_head_ref = adapter.forge.pull_head_ref
+    return request_for(event, forge=forge, delivery_id=delivery_id, pull_head_ref=pull_head_ref)
 
 
 def _ran_before(context: WorkerContext) -> bool:
@@ -105,113 +148,44 @@ def _ran_before(context: WorkerContext) -> bool:
         return True
 
 
-async def _pull_of_rerun(forge: Forge, forge_name: str, request: CheckRequest) -> CheckRequest:
-    """A re-requested check of a pull request's head is compared as its pull request is."""
-    for number in request.rerequested_pulls:
-        pull = await forge.get_pull_request(request.repo, number)
-        if pull.head_sha == request.head_sha and pull.base_sha and pull.base_ref:
-            return dataclasses.replace(
-                request,
-                base_sha=pull.base_sha,
-                fetch_refs=(f"refs/pull/{number}/head", f"refs/heads/{pull.base_ref}"),
-                pull=pull_key(forge_name, request.repo.full_name, number),
-                number=number,
-                use_merge_base=True,
-                compare_with_parent=False,
-            )
-    return request
-
-
-async def _check(
-    context: WorkerContext, adapter: tuple[Forge, OpenTree], forge_name: str, request: CheckRequest
-) -> CheckResult:
-    forge, open_tree = adapter
-
+def _services(
+    context: WorkerContext, adapter: Adapter, forge: str, *, resume: bool
+) -> CheckServices:
     async def resolve(request: CheckRequest) -> CheckRequest:
-        return await _pull_of_rerun(forge, forge_name, request)
+        return await _pull_of_rerun(adapter, forge, request)
 
     settings = context.settings
-    services = CheckServices(
-        forge,
-        open_tree,
-        heads=context.pulls,
+    return CheckServices(
+        adapter.forge,
+        adapter.open_tree,
+        heads=context.state.heads,
         cache=context.cache,
-        # The check run carries GitHub's result; elsewhere the summary comment is the result.
-        summary_comment=settings.github_summary_comment if forge.name == "github" else True,
+        registries=context.registries,
+        summary_comment=adapter.summary_comment,
         details_url=settings.public_url,
         line_comments=settings.line_comments,
         line_comment_limit=settings.line_comment_limit,
-        memory=context.pulls,
+        memory=context.state.line_comments,
         history=context.history,
-        resolve=resolve if request.rerequested_pulls else None,
-    )
-    return await run_check(request, services)
-
-
-def _handle(repo: RepoRef, installation_id: int | None) -> RepoHandle:
-    return RepoHandle(
-        repo.forge.value,
-        repo.full_name,
-        repo.clone_url or repo.web_url + ".git",
-        installation_id=installation_id,
-        project_id=repo.id,
+        resume=resume,
+        resolve=resolve,
     )
 
 
-def check_request(forge: str, delivery_id: str, event: object) -> CheckRequest | None:
-    """The check an event asks for, or None when it asks for none."""
-    if isinstance(event, ChangeRequestEvent):
-        head_ref = (
-            f"refs/merge-requests/{event.number}/head"
-            if forge == "gitlab"
-            else f"refs/pull/{event.number}/head"
-        )
-        return CheckRequest(
-            _handle(event.repo, event.installation_id),
-            event.head_sha,
-            event.base_sha,
-            (head_ref, f"refs/heads/{event.base_ref}"),
-            delivery_id,
-            pull=pull_key(forge, event.repo.full_name, event.number),
-            number=event.number,
-            use_merge_base=True,
-            base_ref=event.base_ref,
-        )
-    if isinstance(event, PushEvent):
-        if event.deleted or not event.ref.startswith("refs/heads/") or event.after == _ZERO:
-            return None
-        default = event.repo.default_branch
-        if default and event.ref != f"refs/heads/{default}":
-            # A branch other than the default one is checked as a pull request into the
-            # default branch would be (its merge base, the default branch's configuration),
-            # so its verdict never disagrees with that pull request's check on the same commit.
-            return CheckRequest(
-                _handle(event.repo, event.installation_id),
-                event.after,
-                None,
-                (event.ref, f"refs/heads/{default}"),
-                delivery_id,
-                use_merge_base=True,
-                base_ref=default,
+async def _pull_of_rerun(adapter: Adapter, forge: str, request: CheckRequest) -> CheckRequest:
+    """A re-requested check of a pull request's head is compared as its pull request is."""
+    if not isinstance(request.baseline, Rerun):
+        return request
+    for number in request.baseline.pulls:
+        pull = await adapter.forge.get_pull_request(request.repo, number)
+        if pull.head_sha == request.head_sha and pull.base_sha and pull.base_ref:
+            return pull_request(
+                request.repo,
+                request.head_sha,
+                MergeBase(pull.base_sha, pull.base_ref),
+                number,
+                forge=forge,
+                external_id=request.external_id,
+                pull_head_ref=adapter.forge.pull_head_ref,
             )
-        base = None if event.created or event.before == _ZERO else event.before
-        return CheckRequest(
-            _handle(event.repo, event.installation_id),
-            event.after,
-            base,
-            (event.ref,),
-            delivery_id,
-        )
-    if isinstance(event, CheckRerequestEvent):
-        # A re-run: a pull request's head is compared as its pull request is (see _check);
-        # a commit checked on push is compared with its first parent.
-        return CheckRequest(
-            _handle(event.repo, event.installation_id),
-            event.head_sha,
-            None,
-            (),
-            delivery_id,
-            compare_with_parent=True,
-            rerequested_pulls=event.pull_numbers,
-        )
-    return None
+    return request

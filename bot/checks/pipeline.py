@@ -8,27 +8,29 @@ required check is never left ``in_progress``.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import enum
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from bot.checks.compare import CheckComparison, compare_reports, touched_targets
 from bot.checks.findings import TouchedLines
-from bot.checks.publish import Publication, PullMemory, publish
+from bot.checks.publish import Publication, publish
 from bot.checks.render import error_output
+from bot.checks.request import CheckRequest, MergeBase, Rerun
+from bot.checks.trees import TreeSource
 from bot.config import ConfigResult, load_config
 from bot.content.cache import FactsCache
 from bot.errors import (
     ForgeError,
     GitStoreError,
     IchorError,
-    SnapshotError,
     TransientForgeError,
 )
 from bot.forges.base import (
@@ -41,56 +43,11 @@ from bot.forges.base import (
 )
 from bot.gate.policy import CONFIG_FILE, GatePolicy
 from bot.gate.report import ConfigIssue, Report
-from bot.gate.run import run_gate
+from bot.gate.run import RegistryCache, run_gate
 from bot.git_snapshot import GitRepository
-from bot.queueing.base import HeadRegistry
+from bot.state.base import HeadReader, LineCommentMemory
 
 log = logging.getLogger("ichor.check")
-
-
-class TreeSource(Protocol):
-    """Where a check reads commits from: a mirror of the forge's repository (``GitStore``), or
-    the repository itself for the local forge."""
-
-    def fetch(
-        self, credentials: GitCredentials | None, refs: Sequence[str], *, want: Sequence[str] = ()
-    ) -> None: ...
-
-    def prefetch_blobs(
-        self, credentials: GitCredentials | None, commit: str, paths: Sequence[str]
-    ) -> int: ...
-
-    def changed_paths(self, base: str, head: str) -> list[str]: ...
-
-    def fetched_ref(self, ref: str) -> str | None:
-        """The commit a ref fetched by ``fetch`` points at (e.g. ``refs/heads/main``)."""
-        ...
-
-    def repository(self) -> GitRepository: ...
-
-
-@dataclass(frozen=True, slots=True)
-class CheckRequest:
-    repo: RepoHandle
-    head_sha: str
-    # The commit the change is compared with (a pull request's base, a push's ``before``);
-    # None checks every target and marks every issue new.
-    base_sha: str | None
-    fetch_refs: tuple[str, ...]
-    external_id: str  # the delivery that asked for the check
-    pull: str | None = None  # pull key (bot.queueing.base.pull_key) for "newest head wins"
-    number: int | None = None  # the pull request, for a summary comment
-    # A pull request compares with the merge base of base and head, not the base tip.
-    use_merge_base: bool = False
-    # No base given: compare with the head's first parent (a re-run of a push's check).
-    compare_with_parent: bool = False
-    # A re-requested check names its pull requests; the job looks their bases up.
-    rerequested_pulls: tuple[int, ...] = ()
-    # When the event names no base commit (GitLab's merge request hooks), the base branch's
-    # fetched tip is the base.
-    base_ref: str | None = None
-    # The job ran before (a retry, or its worker died): reuse the check it started.
-    resume: bool = False
 
 
 class CheckHistory(Protocol):
@@ -141,30 +98,49 @@ class CheckResult:
 class CheckServices:
     forge: Forge
     open_tree: Callable[[RepoHandle], AbstractContextManager[TreeSource]]
-    heads: HeadRegistry | None = None
+    heads: HeadReader | None = None
     cache: FactsCache | None = None
+    registries: RegistryCache | None = None
     summary_comment: bool = False
     details_url: str | None = None
     line_comments: bool = True
     line_comment_limit: int = 30
-    memory: PullMemory | None = None
+    memory: LineCommentMemory | None = None
     history: CheckHistory | None = None
+    # The job ran before (a retry, or its worker died): reuse the check it started.
+    resume: bool = False
     clock: Callable[[], float] = field(default=time.monotonic)
     # What the request needs from the forge before it can run (a re-requested check's pull
     # request): inside the check, so a failure there still ends in a check that says why.
     resolve: Callable[[CheckRequest], Awaitable[CheckRequest]] | None = None
 
 
-def _superseded(request: CheckRequest, heads: HeadRegistry | None) -> bool:
+async def _superseded(request: CheckRequest, heads: HeadReader | None) -> bool:
     if request.pull is None or heads is None:
         return False
-    latest = heads.latest_head(request.pull)
+    latest = await asyncio.to_thread(heads.latest_head, request.pull)
     return latest is not None and latest != request.head_sha
+
+
+@contextlib.asynccontextmanager
+async def _entered_in_thread(
+    manager: AbstractContextManager[TreeSource],
+) -> AsyncIterator[TreeSource]:
+    """A tree source opened and closed off the event loop: opening waits for the mirror's
+    lock and may clone."""
+    tree = await asyncio.to_thread(manager.__enter__)
+    try:
+        yield tree
+    except BaseException as exc:
+        if not await asyncio.to_thread(manager.__exit__, type(exc), exc, exc.__traceback__):
+            raise
+    else:
+        await asyncio.to_thread(manager.__exit__, None, None, None)
 
 
 async def run_check(request: CheckRequest, services: CheckServices) -> CheckResult:
     started = services.clock()
-    if _superseded(request, services.heads):
+    if await _superseded(request, services.heads):
         log.info(
             "%s %s: superseded by a newer head, not checked",
             request.repo.full_name,
@@ -177,22 +153,27 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
         if services.resolve is not None:
             request = await services.resolve(request)
         credentials = await forge.git_credentials(request.repo)
-        with services.open_tree(request.repo) as tree:
-            config, request = _read_config(tree, credentials, request)
+        # Git and the gate block: they run off the event loop.
+        async with _entered_in_thread(services.open_tree(request.repo)) as tree:
+            config, request = await asyncio.to_thread(_read_config, tree, credentials, request)
             if not config.present:
                 log.info("%s: no %s, staying silent", request.repo.full_name, CONFIG_FILE)
                 return CheckResult(CheckStatus.NOT_CONFIGURED)
-            if _superseded(request, services.heads):
+            if await _superseded(request, services.heads):
                 return CheckResult(CheckStatus.SUPERSEDED)
             check = await forge.start_check(
                 request.repo,
                 request.head_sha,
                 external_id=request.external_id,
-                resume=request.resume,
+                resume=services.resume,
             )
-            comparison = _compare(tree, credentials, request, config, services.cache)
-            touched_lines = _touched_lines(tree, comparison, services.line_comments)
-        if _superseded(request, services.heads):
+            comparison = await asyncio.to_thread(
+                _compare, tree, credentials, request, config, services
+            )
+            touched_lines = await asyncio.to_thread(
+                _touched_lines, tree, comparison, services.line_comments
+            )
+        if await _superseded(request, services.heads):
             # Started but no longer the newest: end it without a verdict rather than leave
             # it running; the newer head gets its own check.
             await forge.complete_check(request.repo, check, _superseded_output(request.head_sha))
@@ -218,7 +199,9 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
             request.head_sha[:12],
             reason,
         )
-        await report_failure(forge, request, check, reason, services.history)
+        await report_failure(
+            forge, request, check, reason, services.history, resume=services.resume
+        )
         if isinstance(exc, TransientForgeError) or not isinstance(exc, IchorError):
             raise  # the queue retries transient failures; a bug should show as a failed job
         return CheckResult(CheckStatus.FAILED, Conclusion.ERROR.value, reason)
@@ -267,8 +250,11 @@ async def report_failure(
     check: CheckHandle | None,
     reason: str,
     history: CheckHistory | None = None,
+    *,
+    resume: bool,
 ) -> None:
-    """Best effort: a check that cannot be completed says so on the forge."""
+    """Best effort: a check that cannot be completed says so on the forge; ``resume`` as for
+    :class:`CheckServices`."""
     output = error_output(reason, head_sha=request.head_sha)
     with contextlib.suppress(ForgeError):
         if check is None:
@@ -276,7 +262,7 @@ async def report_failure(
                 request.repo,
                 request.head_sha,
                 external_id=request.external_id,
-                resume=request.resume,
+                resume=resume,
             )
         await forge.complete_check(request.repo, check, output)
         _keep(history, forge, request, output)
@@ -309,11 +295,12 @@ def _read_config(
     pushed commit when there is no base; and the request with its base commit known."""
     want = [request.head_sha] + ([request.base_sha] if request.base_sha else [])
     tree.fetch(credentials, request.fetch_refs, want=want)
-    if request.base_sha is None and request.base_ref is not None:
-        tip = tree.fetched_ref(f"refs/heads/{request.base_ref}")
+    baseline = request.baseline
+    if isinstance(baseline, MergeBase) and baseline.sha is None and baseline.branch is not None:
+        tip = tree.fetched_ref(f"refs/heads/{baseline.branch}")
         if tip is None:
-            raise GitStoreError(f"the base branch {request.base_ref!r} could not be fetched")
-        request = dataclasses.replace(request, base_sha=tip)
+            raise GitStoreError(f"the base branch {baseline.branch!r} could not be fetched")
+        request = dataclasses.replace(request, baseline=MergeBase(tip, baseline.branch))
     rev = request.base_sha or request.head_sha
     tree.prefetch_blobs(credentials, rev, [CONFIG_FILE])
     return _config_at(tree.repository(), rev), request
@@ -332,13 +319,13 @@ def _compare(
     credentials: GitCredentials | None,
     request: CheckRequest,
     config: ConfigResult,
-    cache: FactsCache | None,
+    services: CheckServices,
 ) -> CheckComparison:
     repository = tree.repository()
     head, base = request.head_sha, request.base_sha
-    if base is not None and request.use_merge_base:
+    if base is not None and isinstance(request.baseline, MergeBase):
         base = repository.merge_base(base, head) or base
-    elif base is None and request.compare_with_parent:
+    elif isinstance(request.baseline, Rerun):
         base = repository.parent(head)
     changed = tree.changed_paths(base, head) if base is not None else None
     issues = list(config.issues)
@@ -356,8 +343,8 @@ def _compare(
     narrowed = GatePolicy(touched, policy.max_yaml_bytes)
     paths = [CONFIG_FILE, *(t.path for t in touched)]
     paths += [t.capabilities for t in touched if t.capabilities]
-    head_report = _gate(tree, credentials, head, paths, narrowed, cache)
-    base_report = _gate(tree, credentials, base, paths, narrowed, cache) if base else None
+    head_report = _gate(tree, credentials, head, paths, narrowed, services)
+    base_report = _gate(tree, credentials, base, paths, narrowed, services) if base else None
     comparison = compare_reports(
         head_report,
         base_report,
@@ -383,47 +370,13 @@ def _gate(
     rev: str,
     paths: list[str],
     policy: GatePolicy,
-    cache: FactsCache | None,
+    services: CheckServices,
 ) -> Report:
     if not policy.targets:
         return Report(revision=rev)
     tree.prefetch_blobs(credentials, rev, paths)
     snapshot = tree.repository().snapshot(rev, paths)
     try:
-        return run_gate(snapshot, policy, cache=cache)
+        return run_gate(snapshot, policy, cache=services.cache, registries=services.registries)
     finally:
         snapshot.close()
-
-
-@contextlib.contextmanager
-def local_tree(path: str) -> Iterator[TreeSource]:
-    """A repository on disk as a tree source: every object is already there."""
-    yield _LocalTree(GitRepository(path))
-
-
-class _LocalTree:
-    def __init__(self, repository: GitRepository) -> None:
-        self._repository = repository
-
-    def fetch(
-        self, credentials: GitCredentials | None, refs: Sequence[str], *, want: Sequence[str] = ()
-    ) -> None:
-        for sha in want:
-            self._repository.resolve(sha)  # raises when the commit is not there
-
-    def prefetch_blobs(
-        self, credentials: GitCredentials | None, commit: str, paths: Sequence[str]
-    ) -> int:
-        return 0
-
-    def changed_paths(self, base: str, head: str) -> list[str]:
-        return self._repository.changed_paths(base, head)
-
-    def fetched_ref(self, ref: str) -> str | None:
-        try:
-            return self._repository.resolve(ref)
-        except SnapshotError:
-            return None
-
-    def repository(self) -> GitRepository:
-        return self._repository

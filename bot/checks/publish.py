@@ -8,24 +8,20 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Protocol
 
 from bot.checks.compare import CheckComparison
 from bot.checks.findings import TouchedLines, line_findings
 from bot.checks.render import check_output, summary_comment
 from bot.errors import ForgeError
 from bot.forges.base import CheckHandle, CheckOutput, Forge, LineCommentSync, RepoHandle
+from bot.state.base import LineCommentMemory
 
 log = logging.getLogger("ichor.check")
 
 
-class PullMemory(Protocol):
-    """Whether the bot ever left line comments on a pull request: when it has not and there
-    is nothing to comment, syncing (listing every comment) is skipped."""
-
-    def has_line_comments(self, pull: str) -> bool: ...
-
-    def remember_line_comments(self, pull: str) -> None: ...
+# When the bot never left line comments on a pull request and there is nothing to comment,
+# syncing (listing every comment) is skipped.
+PullMemory = LineCommentMemory
 
 
 @dataclass(frozen=True, slots=True)

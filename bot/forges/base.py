@@ -155,6 +155,10 @@ class PullRequestRef:
 class Forge(Protocol):
     name: str
 
+    def pull_head_ref(self, number: int) -> str:
+        """The ref this forge serves pull request ``number``'s head under."""
+        ...
+
     async def git_credentials(self, repo: RepoHandle) -> GitCredentials | None:
         """Credentials for fetching ``repo`` over HTTPS; None when no auth is needed."""
         ...

@@ -126,6 +126,9 @@ class GiteaForge:
 
     # -- the Forge protocol ---------------------------------------------------------------
 
+    def pull_head_ref(self, number: int) -> str:
+        return f"refs/pull/{number}/head"
+
     async def git_credentials(self, repo: RepoHandle) -> GitCredentials:
         repo_path(repo, "")
         # Gitea's and Forgejo's Basic method take the username as the token when the password

@@ -142,6 +142,9 @@ class GitHubForge:
 
     # -- the Forge protocol ---------------------------------------------------------------
 
+    def pull_head_ref(self, number: int) -> str:
+        return f"refs/pull/{number}/head"
+
     async def git_credentials(self, repo: RepoHandle) -> GitCredentials:
         installation = _installation(repo)
         token = await self._retrying(lambda: self._tokens.get(installation))

@@ -131,6 +131,9 @@ class GitLabForge:
 
     # -- the Forge protocol ---------------------------------------------------------------
 
+    def pull_head_ref(self, number: int) -> str:
+        return f"refs/merge-requests/{number}/head"
+
     async def git_credentials(self, repo: RepoHandle) -> GitCredentials:
         _check_repo(repo)
         # GitLab takes any non-blank user name with a personal, project or group access

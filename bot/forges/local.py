@@ -73,6 +73,9 @@ class LocalForge:
         except (OSError, ValueError):
             return default
 
+    def pull_head_ref(self, number: int) -> str:
+        return f"refs/pull/{number}/head"  # never fetched: the repository is on disk
+
     async def git_credentials(self, repo: RepoHandle) -> GitCredentials | None:
         return None
 

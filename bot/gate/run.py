@@ -8,7 +8,8 @@ the tree's contents and the policy.
 from __future__ import annotations
 
 import dataclasses
-import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,10 +32,19 @@ MAX_IGNORED_SCAN_FILES = 500
 MAX_IGNORED_SCAN_BYTES = 16 << 20
 # Blobs read per streamed request: bounds the memory held at once.
 _READ_CHUNK = 256
+_RegistryKey = tuple[tuple[CrdFacts, ...], Capabilities | None]
 
 
-def run_gate(snapshot: Snapshot, policy: GatePolicy, *, cache: FactsCache | None = None) -> Report:
-    reader = _FactsReader(snapshot, cache)
+def run_gate(
+    snapshot: Snapshot,
+    policy: GatePolicy,
+    *,
+    cache: FactsCache | None = None,
+    registries: RegistryCache | None = None,
+) -> Report:
+    """``registries`` carries type registries from one run to the next (a worker keeps one);
+    without it they are shared by the targets of this run only."""
+    reader = _FactsReader(snapshot, cache, registries or RegistryCache())
     targets = tuple(_check_target(snapshot, t, policy, reader) for t in policy.targets)
     return Report(revision=snapshot.revision, targets=targets)
 
@@ -42,9 +52,12 @@ def run_gate(snapshot: Snapshot, policy: GatePolicy, *, cache: FactsCache | None
 class _FactsReader:
     """Facts for many entries at once: cache hits first, the misses read in one stream."""
 
-    def __init__(self, snapshot: Snapshot, cache: FactsCache | None) -> None:
+    def __init__(
+        self, snapshot: Snapshot, cache: FactsCache | None, registries: RegistryCache
+    ) -> None:
         self._snapshot = snapshot
         self._cache = cache
+        self.registries = registries
 
     def facts(self, entries: Sequence[Entry]) -> dict[str, FileFacts]:
         found: dict[str, FileFacts] = {}
@@ -88,7 +101,8 @@ def prepare_target(
     cache: FactsCache | None = None,
 ) -> PreparedTarget:
     """Everything the content gate and ``ichor-bot types`` start from."""
-    return _prepare(snapshot, target, max_yaml_bytes, _FactsReader(snapshot, cache))
+    reader = _FactsReader(snapshot, cache, RegistryCache())
+    return _prepare(snapshot, target, max_yaml_bytes, reader)
 
 
 def _prepare(
@@ -126,7 +140,7 @@ def _prepare(
         if obj.crd is not None
     )
     capabilities, catalog_error = _capabilities(snapshot, target)
-    registry = _registry(tuple(crd for _, crd in crds), capabilities)
+    registry = reader.registries.get(tuple(crd for _, crd in crds), capabilities)
     return PreparedTarget(structural, facts, too_large, context, crds, registry, catalog_error)
 
 
@@ -150,11 +164,28 @@ def managed_identities(prepared: PreparedTarget) -> dict[str, tuple[Identity, ..
     return found
 
 
-@functools.lru_cache(maxsize=32)
-def _registry(crds: tuple[CrdFacts, ...], capabilities: Capabilities | None) -> TypeRegistry:
-    """Registries are pure functions of their sources: a target unchanged since the last check
-    (the common case) reuses its registry instead of assessing every type again."""
-    return build_registry(crds=crds, capabilities=capabilities)
+class RegistryCache:
+    """The type registries built lately, by their sources. Registries are pure functions of
+    their sources: a target unchanged since the last check (the common case) reuses its
+    registry instead of assessing every type again. Bounded; safe across threads."""
+
+    def __init__(self, size: int = 32) -> None:
+        self._size = size
+        self._registries: OrderedDict[_RegistryKey, TypeRegistry] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, crds: tuple[CrdFacts, ...], capabilities: Capabilities | None) -> TypeRegistry:
+        key = (crds, capabilities)
+        with self._lock:
+            if (found := self._registries.get(key)) is not None:
+                self._registries.move_to_end(key)
+                return found
+        registry = build_registry(crds=crds, capabilities=capabilities)
+        with self._lock:
+            self._registries[key] = registry
+            while len(self._registries) > self._size:
+                self._registries.popitem(last=False)
+        return registry
 
 
 def _check_target(

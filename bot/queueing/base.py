@@ -1,4 +1,7 @@
-"""The queue seam: what the web process hands over, and what it is told back."""
+"""The queue seam: what the web process hands over, and what it is told back.
+
+The queue only queues: what the bot remembers about pull requests is in :mod:`bot.state`.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +10,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from bot.state.base import pull_key as pull_key  # re-exported: deliveries name pulls by it
 
 JOB_FUNCTION = "workers.jobs.handle_delivery"
 # Queued in place of a job abandoned by its worker with no retries left: it ends the check.
@@ -42,7 +47,8 @@ class QueuedDelivery:
     @property
     def head(self) -> tuple[str, str] | None:
         """(pull request key, head sha) for a change-request event: the newest head received for
-        a pull request is the only one whose result is posted (DESIGN 7)."""
+        a pull request is the only one whose result is posted; the queue records it in the state
+        store when it queues the delivery."""
         event = self.event
         if event.get("type") != "change_request":
             return None
@@ -66,25 +72,6 @@ class QueuedDelivery:
         )
 
 
-def pull_key(forge: str, full_name: str, number: int) -> str:
-    return f"{forge}:{full_name}:{number}"
-
-
-class HeadRegistry(Protocol):
-    """The newest head sha received for each pull request, as recorded at ingress."""
-
-    def latest_head(self, pull: str) -> str | None: ...
-
-
-class PullState(HeadRegistry, Protocol):
-    """What jobs remember per pull request: its newest head, and whether the bot ever left
-    line comments on it."""
-
-    def has_line_comments(self, pull: str) -> bool: ...
-
-    def remember_line_comments(self, pull: str) -> None: ...
-
-
 class QueueUnavailableError(Exception):
     """The queue's backing store cannot be reached right now (the spool takes over)."""
 
@@ -103,16 +90,6 @@ class DeliveryQueue(Protocol):
     def job_result(self, job_id: str) -> Any:
         """What a finished job returned (None when unknown or not finished)."""
         ...
-
-    def latest_head(self, pull: str) -> str | None:
-        """See :class:`HeadRegistry`."""
-        ...
-
-    def has_line_comments(self, pull: str) -> bool:
-        """Whether the bot ever left line comments on this pull request."""
-        ...
-
-    def remember_line_comments(self, pull: str) -> None: ...
 
     def depth(self) -> int: ...
 

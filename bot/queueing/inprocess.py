@@ -1,12 +1,13 @@
 """The embedded default: the same job functions, run by a thread of the web process.
 
 No Redis, no durability across restarts — for ``make run`` and for trying the bot. Dedupe
-and "a failed job may run again" behave as on Redis.
+and "a failed job may run again" behave as on Redis. The job function comes in already bound
+to the worker's context; heads are recorded in the state store it is given, as the Redis
+queue records them with each job.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import queue
 import threading
@@ -14,23 +15,20 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from bot.queueing.base import JOB_FUNCTION, Outcome, QueuedDelivery
+from bot.queueing.base import Outcome, QueuedDelivery
+from bot.state.base import HeadStore
 
 log = logging.getLogger("ichor.queue")
-
-
-def _job_function() -> Callable[..., Any]:
-    module, _, name = JOB_FUNCTION.rpartition(".")
-    function: Callable[..., Any] = getattr(importlib.import_module(module), name)
-    return function
+# What runs a delivery: ``workers.jobs.handle_delivery``'s arguments, its context bound.
+JobRunner = Callable[[str, str, dict[str, Any]], Any]
 
 
 class InProcessDeliveryQueue:
-    def __init__(self) -> None:
+    def __init__(self, run: JobRunner, heads: HeadStore) -> None:
+        self._run_job = run
+        self._heads = heads
         self._states: dict[str, str] = {}
         self._results: dict[str, Any] = {}
-        self._heads: dict[str, list[str]] = {}
-        self._commented: set[str] = set()  # pull key -> heads in the order they arrived
         self._lock = threading.Lock()
         self._pending: queue.Queue[QueuedDelivery | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="ichor-jobs", daemon=True)
@@ -43,7 +41,8 @@ class InProcessDeliveryQueue:
                 state = self._states.get(delivery.job_id)
                 if state is None or state == "failed":
                     outcomes.append(Outcome.QUEUED if state is None else Outcome.REQUEUED)
-                    self._record_head(delivery, redelivered=state is not None)
+                    if (head := delivery.head) is not None:
+                        self._heads.record_head(*head, redelivery=state is not None)
                     self._states[delivery.job_id] = "queued"
                     self._pending.put(delivery)
                 else:
@@ -54,7 +53,7 @@ class InProcessDeliveryQueue:
         return self.submit_many(deliveries)  # a dict and a queue.Queue: never blocks for long
 
     def _run(self) -> None:
-        function = _job_function()
+        function = self._run_job
         while (delivery := self._pending.get()) is not None:
             self._set(delivery.job_id, "started")
             try:
@@ -74,30 +73,6 @@ class InProcessDeliveryQueue:
     def job_state(self, job_id: str) -> str | None:
         with self._lock:
             return self._states.get(job_id)
-
-    def _record_head(self, delivery: QueuedDelivery, *, redelivered: bool) -> None:
-        """As on Redis: a new delivery's head becomes the newest; a redelivery never rewinds."""
-        if (head := delivery.head) is None:
-            return
-        seen = self._heads.setdefault(head[0], [])
-        if head[1] in seen:
-            if redelivered:
-                return
-            seen.remove(head[1])
-        seen.append(head[1])
-
-    def has_line_comments(self, pull: str) -> bool:
-        with self._lock:
-            return pull in self._commented
-
-    def remember_line_comments(self, pull: str) -> None:
-        with self._lock:
-            self._commented.add(pull)
-
-    def latest_head(self, pull: str) -> str | None:
-        with self._lock:
-            heads = self._heads.get(pull)
-            return heads[-1] if heads else None
 
     def job_result(self, job_id: str) -> Any:
         with self._lock:

@@ -28,8 +28,9 @@ from rq.utils import now, utcformat
 
 from bot.queueing.base import JOB_FUNCTION, Outcome, QueuedDelivery, QueueUnavailableError
 from bot.queueing.recovery import running_key
+from bot.state.redis_state import HEAD_SEQUENCE_KEY, HEAD_TTL_SECONDS, RECORD_HEAD_LUA, head_key
 
-MARKER_TTL_SECONDS = 7 * 24 * 3600
+MARKER_TTL_SECONDS = HEAD_TTL_SECONDS
 # Job hashes outlive their markers, so a marker always finds its job's state.
 RESULT_TTL_SECONDS = MARKER_TTL_SECONDS + 3600
 RETRY = Retry(max=3, interval=[10, 60, 300])
@@ -39,8 +40,8 @@ _DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 
 # One delivery, atomically: set the dedupe marker; if it was new, or its job is gone, failed
 # or stuck (started, its worker's running key lapsed), write RQ's job record and push it on the
-# queue; for a pull request event, record its head in the order heads arrived. Returns the
-# outcome's value.
+# queue; for a pull request event, record its head (the state store's statement, here so the
+# head is recorded atomically with its job). Returns the outcome's value.
 SUBMIT_SCRIPT = """
 local fresh = redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1])
 local status = redis.call('HGET', KEYS[2], 'status')
@@ -64,15 +65,18 @@ redis.call('HSET', KEYS[2], unpack(flat))
 redis.call('RPUSH', KEYS[3], ARGV[2])
 redis.call('SADD', KEYS[5], ARGV[3])
 if ARGV[6] ~= '' then
-  -- A new delivery's head is the newest, even one seen before (a force-push back to it);
-  -- a failed job's redelivery is the same old event again and never rewinds a newer head.
-  if outcome == 'queued' or not redis.call('ZSCORE', KEYS[6], ARGV[6]) then
-    redis.call('ZADD', KEYS[6], redis.call('INCR', KEYS[7]), ARGV[6])
-  end
-  redis.call('EXPIRE', KEYS[6], ARGV[1])
-end
+{record_head}end
 return outcome
-"""
+""".replace(
+    "{record_head}",
+    RECORD_HEAD_LUA.format(
+        heads="KEYS[6]",
+        sequence="KEYS[7]",
+        sha="ARGV[6]",
+        ttl="ARGV[1]",
+        redelivery="outcome ~= 'queued'",
+    ),
+)
 
 
 def _text(value: Any) -> str:
@@ -123,13 +127,6 @@ def attempts_key(job_id: str) -> str:
     return f"ichor:attempts:{job_id}"
 
 
-def head_key(pull: str) -> str:
-    return f"ichor:heads:{pull}"
-
-
-HEAD_SEQUENCE_KEY = "ichor:heads-sequence"
-# Long enough for any pull request's life; forgetting only costs one listing of comments.
-LINE_COMMENT_MEMORY_SECONDS = 180 * 24 * 3600
 _NO_HEAD = "ichor:heads:-"  # a placeholder key, never written
 
 
@@ -240,16 +237,6 @@ class RedisDeliveryQueue:
         pipe.incr(key)
         pipe.expire(key, MARKER_TTL_SECONDS)
         return int(pipe.execute()[0])
-
-    def has_line_comments(self, pull: str) -> bool:
-        return bool(self.redis.exists(f"ichor:line-comments:{pull}"))
-
-    def remember_line_comments(self, pull: str) -> None:
-        self.redis.set(f"ichor:line-comments:{pull}", "1", ex=LINE_COMMENT_MEMORY_SECONDS)
-
-    def latest_head(self, pull: str) -> str | None:
-        newest = self.redis.zrevrange(head_key(pull), 0, 0)
-        return _text(newest[0]) if newest else None
 
     def depth(self) -> int:
         try:

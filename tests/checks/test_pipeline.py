@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -11,29 +12,27 @@ import pytest
 from bot.forges.local import recent_results
 from bot.queueing.base import pull_key
 from bot.settings import Settings
+from bot.state.base import StateStore
+from bot.state.memory import memory_state
 from bot.webhooks import ChangeRequestEvent, Forge, PushEvent, RepoRef, event_to_dict
 from tests.support.gitops import SECRET, THREE_PUSHES, base_files, configmap
 from tests.support.gitrepo import WorkRepo
-from workers.context import configured
+from workers.context import WorkerContext, build_context, installed_context
 from workers.jobs import handle_delivery
 
 NAME = "acme/gitops"
 
 
-class Heads:
-    def __init__(self) -> None:
-        self.latest: dict[str, str] = {}
+def configured(
+    settings: Settings, state: StateStore | None = None
+) -> AbstractContextManager[WorkerContext]:
+    """A worker context built as ``ichor-bot worker`` builds one, for the RQ job functions."""
+    return installed_context(build_context(settings, state or memory_state()))
 
-        self.commented: set[str] = set()
 
-    def latest_head(self, pull: str) -> str | None:
-        return self.latest.get(pull)
-
-    def has_line_comments(self, pull: str) -> bool:
-        return pull in self.commented
-
-    def remember_line_comments(self, pull: str) -> None:
-        self.commented.add(pull)
+def newest(state: StateStore, head: str, number: int = 7) -> None:
+    """Record ``head`` as received for the pull request, as ingress does."""
+    state.heads.record_head(pull_key("github", NAME, number), head, redelivery=False)
 
 
 @pytest.fixture
@@ -76,7 +75,7 @@ def base_commit(repo: WorkRepo, extra: dict[str, str | None] | None = None) -> s
 def test_clean_pull_request_is_accepted(tmp_path: Path, repo: WorkRepo) -> None:
     base = base_commit(repo)
     head = repo.commit({"clusters/prod/v1/configmaps/web/other.yaml": configmap("other")})
-    with configured(settings(tmp_path), Heads()):
+    with configured(settings(tmp_path)):
         result = handle_delivery("github", "d1", pull(head, base))
     assert result["check"]["status"] == "posted"
     assert result["check"]["conclusion"] == "success"
@@ -91,7 +90,7 @@ def test_foreign_file_and_plaintext_secret_are_new_issues(tmp_path: Path, repo: 
     head = repo.commit(
         {"clusters/prod/notes.txt": "todo\n", "clusters/prod/v1/secrets/web/db.yaml": SECRET}
     )
-    with configured(settings(tmp_path), Heads()):
+    with configured(settings(tmp_path)):
         result = handle_delivery("github", "d2", pull(head, base))
     check = result["check"]
     assert check["conclusion"] == "failure"
@@ -106,7 +105,7 @@ def test_foreign_file_and_plaintext_secret_are_new_issues(tmp_path: Path, repo: 
 def test_issue_already_on_base_is_marked_existing(tmp_path: Path, repo: WorkRepo) -> None:
     base = base_commit(repo, {"clusters/prod/notes.txt": "old\n"})
     head = repo.commit({"clusters/prod/v1/configmaps/web/more.yaml": configmap("more")})
-    with configured(settings(tmp_path), Heads()):
+    with configured(settings(tmp_path)):
         check = handle_delivery("github", "d3", pull(head, base))["check"]
     assert check["conclusion"] == "failure"  # the target is still refused at head
     assert (check["new_issues"], check["existing_issues"]) == (0, 1)
@@ -119,7 +118,7 @@ def test_issue_already_on_base_is_marked_existing(tmp_path: Path, repo: WorkRepo
 def test_untouched_target_does_not_fail_the_change(tmp_path: Path, repo: WorkRepo) -> None:
     base = base_commit(repo, {"clusters/staging/notes.txt": "old\n"})
     head = repo.commit({"README.md": "changed\n"})
-    with configured(settings(tmp_path), Heads()):
+    with configured(settings(tmp_path)):
         check = handle_delivery("github", "d4", pull(head, base))["check"]
     assert check["conclusion"] == "success"
 
@@ -127,7 +126,7 @@ def test_untouched_target_does_not_fail_the_change(tmp_path: Path, repo: WorkRep
 def test_repository_without_configuration_gets_no_check(tmp_path: Path, repo: WorkRepo) -> None:
     base = repo.commit({"README.md": "hello\n"})
     head = repo.commit({"notes.txt": "x\n"})
-    with configured(settings(tmp_path), Heads()):
+    with configured(settings(tmp_path)):
         check = handle_delivery("github", "d5", pull(head, base))["check"]
     assert check["status"] == "not-configured"
     assert not (tmp_path / "data" / "local" / "checks").exists()
@@ -137,8 +136,8 @@ def test_superseded_head_is_not_checked(tmp_path: Path, repo: WorkRepo) -> None:
     base = base_commit(repo)
     old = repo.commit({"clusters/prod/notes.txt": "x\n"})
     new = repo.commit({"clusters/prod/notes.txt": None})
-    heads = Heads()
-    heads.latest[pull_key("github", NAME, 7)] = new
+    heads = memory_state()
+    newest(heads, new)
     with configured(settings(tmp_path), heads):
         assert handle_delivery("github", "d6", pull(old, base))["check"]["status"] == "superseded"
         assert handle_delivery("github", "d7", pull(new, base))["check"]["status"] == "posted"
@@ -149,7 +148,7 @@ def test_push_compares_with_before(tmp_path: Path, repo: WorkRepo) -> None:
     before = base_commit(repo)
     after = repo.commit({"clusters/staging/tools.sh": "echo\n"})
     event = PushEvent(ref(), "refs/heads/main", before, after, False, False, "alice", 1)
-    with configured(settings(tmp_path), Heads()):
+    with configured(settings(tmp_path)):
         check = handle_delivery("github", "d8", event_to_dict(event))["check"]
     assert check["conclusion"] == "failure"
     assert check["new_issues"] == 1
@@ -161,7 +160,7 @@ def test_config_change_in_pull_request_is_validated_but_base_config_applies(
     base = base_commit(repo, {"clusters/prod/notes.txt": "x\n"})
     # The pull request tries to drop the prod target (loosening its own gate) with a typo too.
     head = repo.commit({".ichor.yaml": "version: 1\ntargets: []\nbogus: 1\n"})
-    with configured(settings(tmp_path), Heads()):
+    with configured(settings(tmp_path)):
         check = handle_delivery("github", "d9", pull(head, base))["check"]
     assert check["conclusion"] == "failure"
     record = check_file(tmp_path, head)
@@ -179,10 +178,10 @@ def test_three_pushes_leave_one_summary_and_no_duplicate_line_comments(
 ) -> None:
     base = base_commit(repo)
     first, second, third = (repo.commit(files) for files in THREE_PUSHES)
-    heads = Heads()
+    heads = memory_state()
     with configured(settings(tmp_path), heads):
         for n, head in enumerate((first, second, third)):
-            heads.latest[pull_key("github", NAME, 7)] = head
+            newest(heads, head)
             handle_delivery("github", f"push-{n}", pull(head, base))
             comments = line_comments(tmp_path)
             if n == 0:
@@ -211,7 +210,7 @@ def test_push_to_a_branch_is_checked_against_the_default_branch(
     # verdict is the one a pull request into main would get.
     second = repo.commit({"clusters/staging/other.yaml": configmap("other")})
     event = PushEvent(ref(), "refs/heads/feature", first, second, False, False, "alice", 1)
-    with configured(settings(tmp_path), Heads()):
+    with configured(settings(tmp_path)):
         check = handle_delivery("github", "d10", event_to_dict(event))["check"]
     assert check["conclusion"] == "failure"
     assert (check["new_issues"], check["existing_issues"]) == (1, 1)

@@ -1,4 +1,5 @@
-"""The newest head received for a pull request is recorded at submission, on both queues."""
+"""The newest head received for a pull request is recorded at submission, on both queues, in
+the state store each queue is given."""
 
 from __future__ import annotations
 
@@ -11,7 +12,12 @@ import pytest
 
 from bot.queueing.base import DeliveryQueue, QueuedDelivery, pull_key
 from bot.queueing.inprocess import InProcessDeliveryQueue
-from bot.queueing.redis_queue import RedisDeliveryQueue, head_key, marker_key
+from bot.queueing.redis_queue import RedisDeliveryQueue, marker_key
+from bot.state.base import HeadStore
+from bot.state.memory import MemoryHeads
+from bot.state.redis_state import RedisHeads, head_key
+
+Queued = tuple[DeliveryQueue, HeadStore]
 
 
 def change(repo: str, number: int, sha: str, delivery: str) -> QueuedDelivery:
@@ -24,37 +30,43 @@ def change(repo: str, number: int, sha: str, delivery: str) -> QueuedDelivery:
     return QueuedDelivery("github", delivery, "pull_request", event)
 
 
+def _refuse(forge: str, delivery_id: str, event: dict[str, Any]) -> None:
+    raise ValueError("a made-up event")  # its job fails, as the real job would on this event
+
+
 @pytest.fixture(params=["redis", "in-process"])
-def queue(request: pytest.FixtureRequest) -> Iterator[DeliveryQueue]:
+def queued(request: pytest.FixtureRequest) -> Iterator[Queued]:
     if request.param == "in-process":
-        q: DeliveryQueue = InProcessDeliveryQueue()
-        yield q
+        heads = MemoryHeads()
+        q: DeliveryQueue = InProcessDeliveryQueue(_refuse, heads)
+        yield q, heads
         q.close()
         return
     name = f"heads-{uuid.uuid4().hex[:8]}"
     rq = RedisDeliveryQueue("redis://127.0.0.1:6379/0", name)
-    yield rq
+    yield rq, RedisHeads(rq.redis)
     keys = [rq.queue.key, *rq.redis.keys(f"ichor:*{name}*")]
     rq.redis.delete(*keys)
     rq.close()
 
 
-def test_newest_head_wins_and_redelivery_does_not_rewind(queue: DeliveryQueue) -> None:
+def test_newest_head_wins_and_redelivery_does_not_rewind(queued: Queued) -> None:
+    queue, heads = queued
     repo = f"octo/{uuid.uuid4().hex[:8]}"
     pull = pull_key("github", repo, 7)
-    assert queue.latest_head(pull) is None
+    assert heads.latest_head(pull) is None
     ids = [uuid.uuid4().hex for _ in range(3)]
     queue.submit_many([change(repo, 7, "a" * 40, ids[0]), change(repo, 7, "b" * 40, ids[1])])
-    assert queue.latest_head(pull) == "b" * 40
+    assert heads.latest_head(pull) == "b" * 40
     # The first delivery's job failed and a person redelivers it (same delivery id): the same
     # old event again, so the newer head stays the newest.
     _fail(queue, f"github-{ids[0]}")
     assert queue.submit_many([change(repo, 7, "a" * 40, ids[0])])[0].value == "requeued"
-    assert queue.latest_head(pull) == "b" * 40
+    assert heads.latest_head(pull) == "b" * 40
     # A new delivery for a head seen before (a force-push back to it) makes it the newest.
     queue.submit_many([change(repo, 7, "a" * 40, ids[2])])
-    assert queue.latest_head(pull) == "a" * 40
-    assert queue.latest_head(pull_key("github", repo, 8)) is None
+    assert heads.latest_head(pull) == "a" * 40
+    assert heads.latest_head(pull_key("github", repo, 8)) is None
     if isinstance(queue, RedisDeliveryQueue):
         jobs = [f"github-{i}" for i in ids]
         queue.redis.delete(

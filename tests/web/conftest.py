@@ -21,8 +21,8 @@ import pytest
 import redis
 import uvicorn
 
+from bot.processes import in_process_queue
 from bot.queueing.base import DeliveryQueue
-from bot.queueing.inprocess import InProcessDeliveryQueue
 from bot.queueing.redis_queue import RedisDeliveryQueue, marker_key
 from bot.replay import signed_headers
 from bot.settings import Settings
@@ -157,7 +157,7 @@ def serve(tmp_path: Path) -> Iterator[Serve]:
         queue: DeliveryQueue = (
             RedisDeliveryQueue(redis_url, settings.queue_name)
             if redis_url
-            else InProcessDeliveryQueue()
+            else in_process_queue(settings)
         )
         app = create_app(
             settings,

@@ -1,0 +1,157 @@
+"""What a check is asked to check, from the event that asked for it.
+
+A request names the commit, what it is compared with (its :data:`Baseline`), the refs that
+bring both into the mirror, and the pull request whose newest head wins; how the comparison
+is made follows from the baseline's kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeGuard
+
+from bot.forges.base import RepoHandle
+from bot.state.base import pull_key
+from bot.webhooks import ChangeRequestEvent, CheckRerequestEvent, PushEvent, RepoRef
+from bot.webhooks.payload import is_zero_sha
+
+
+@dataclass(frozen=True, slots=True)
+class MergeBase:
+    """Compared with the merge base of the head and ``sha`` (a pull request's base, or the tip of
+    ``branch`` once fetched when the event names no base commit, as GitLab's hooks do)."""
+
+    sha: str | None
+    branch: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """Compared with this commit (a push's ``before``); None checks every target and marks
+    every issue new."""
+
+    sha: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Rerun:
+    """A re-requested check: compared as the pull request among ``pulls`` whose head this is,
+    else with the head's first parent (a re-run of a push's check)."""
+
+    pulls: tuple[int, ...]
+
+
+Baseline = MergeBase | Commit | Rerun
+# The ref a forge serves a pull request's head under (``Forge.pull_head_ref``).
+PullHeadRef = Callable[[int], str]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRequest:
+    repo: RepoHandle
+    head_sha: str
+    baseline: Baseline
+    fetch_refs: tuple[str, ...]
+    external_id: str  # the delivery that asked for the check
+    pull: str | None = None  # pull key (bot.state.base.pull_key) for "newest head wins"
+    number: int | None = None  # the pull request, for a summary comment
+
+    @property
+    def base_sha(self) -> str | None:
+        """The base commit as known so far (a merge base's is resolved when fetched)."""
+        return None if isinstance(self.baseline, Rerun) else self.baseline.sha
+
+
+def repo_handle(repo: RepoRef, installation_id: int | None) -> RepoHandle:
+    return RepoHandle(
+        repo.forge.value,
+        repo.full_name,
+        repo.clone_url or repo.web_url + ".git",
+        installation_id=installation_id,
+        project_id=repo.id,
+    )
+
+
+def pull_request(
+    repo: RepoHandle,
+    head_sha: str,
+    base: MergeBase,
+    number: int,
+    *,
+    forge: str,
+    external_id: str,
+    pull_head_ref: PullHeadRef,
+) -> CheckRequest:
+    """A pull request's check: its head ref and base branch fetched, newest head wins."""
+    refs: tuple[str, ...] = (pull_head_ref(number),)
+    if base.branch is not None:
+        refs += (f"refs/heads/{base.branch}",)
+    return CheckRequest(
+        repo,
+        head_sha,
+        base,
+        refs,
+        external_id,
+        pull=pull_key(forge, repo.full_name, number),
+        number=number,
+    )
+
+
+def request_for(
+    event: object, *, forge: str, delivery_id: str, pull_head_ref: PullHeadRef
+) -> CheckRequest | None:
+    """The check an event asks for, or None when it asks for none."""
+    if isinstance(event, ChangeRequestEvent):
+        return pull_request(
+            repo_handle(event.repo, event.installation_id),
+            event.head_sha,
+            MergeBase(event.base_sha, event.base_ref),
+            event.number,
+            forge=forge,
+            external_id=delivery_id,
+            pull_head_ref=pull_head_ref,
+        )
+    if isinstance(event, PushEvent):
+        return _push_request(event, delivery_id)
+    if isinstance(event, CheckRerequestEvent):
+        return CheckRequest(
+            repo_handle(event.repo, event.installation_id),
+            event.head_sha,
+            Rerun(event.pull_numbers),
+            (),
+            delivery_id,
+        )
+    return None
+
+
+CheckedEvent = ChangeRequestEvent | PushEvent | CheckRerequestEvent
+
+
+def asks_for_check(event: object) -> TypeGuard[CheckedEvent]:
+    """Whether :func:`request_for` makes a request of this event (before any adapter is built)."""
+    if isinstance(event, PushEvent):  # a branch that exists after the push
+        return not (
+            event.deleted or not event.ref.startswith("refs/heads/") or is_zero_sha(event.after)
+        )
+    return isinstance(event, ChangeRequestEvent | CheckRerequestEvent)
+
+
+def _push_request(event: PushEvent, delivery_id: str) -> CheckRequest | None:
+    if not asks_for_check(event):
+        return None
+    repo = repo_handle(event.repo, event.installation_id)
+    default = event.repo.default_branch
+    if default and event.ref != f"refs/heads/{default}":
+        # A branch other than the default one is checked as a pull request into the default
+        # branch would be (its merge base, the default branch's configuration), so its verdict
+        # never disagrees with that pull request's check on the same commit.
+        return CheckRequest(
+            repo,
+            event.after,
+            MergeBase(None, default),
+            (event.ref, f"refs/heads/{default}"),
+            delivery_id,
+        )
+    base = None if event.created or is_zero_sha(event.before) else event.before
+    return CheckRequest(repo, event.after, Commit(base), (event.ref,), delivery_id)

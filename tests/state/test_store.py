@@ -1,0 +1,51 @@
+"""Both state stores keep the same promises, behind one protocol each."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from bot.state.base import StateStore, pull_key
+from bot.state.memory import memory_state
+from bot.state.redis_state import head_key, line_comments_key, redis_state
+
+
+@pytest.fixture(params=["redis", "memory"])
+def state(request: pytest.FixtureRequest) -> Iterator[tuple[StateStore, str]]:
+    pull = pull_key("github", f"octo/{uuid.uuid4().hex[:8]}", 7)
+    if request.param == "memory":
+        yield memory_state(), pull
+        return
+    connection = redis.Redis.from_url("redis://127.0.0.1:6379/0")
+    yield redis_state(connection), pull
+    connection.delete(head_key(pull), line_comments_key(pull))
+    connection.close()
+
+
+def test_newest_head_wins_and_a_redelivery_never_rewinds(state: tuple[StateStore, str]) -> None:
+    store, pull = state
+    heads = store.heads
+    assert heads.latest_head(pull) is None
+    heads.record_head(pull, "a" * 40, redelivery=False)
+    heads.record_head(pull, "b" * 64, redelivery=False)  # SHA-256 ids are heads too
+    assert heads.latest_head(pull) == "b" * 64
+    heads.record_head(pull, "a" * 40, redelivery=True)
+    assert heads.latest_head(pull) == "b" * 64
+    # A new delivery of a head seen before (a force-push back to it) makes it the newest.
+    heads.record_head(pull, "a" * 40, redelivery=False)
+    assert heads.latest_head(pull) == "a" * 40
+    # A redelivery of a head never seen is still recorded.
+    heads.record_head(pull, "c" * 40, redelivery=True)
+    assert heads.latest_head(pull) == "c" * 40
+
+
+def test_line_comment_memory(state: tuple[StateStore, str]) -> None:
+    store, pull = state
+    memory = store.line_comments
+    assert not memory.has_line_comments(pull)
+    memory.remember_line_comments(pull)
+    assert memory.has_line_comments(pull)
+    assert not memory.has_line_comments(pull + "0")

@@ -30,9 +30,11 @@ import gidgethub
 import gidgethub.httpx
 import httpx
 
-from bot.errors import PermanentForgeError, TransientForgeError
+from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
 from bot.forges import github_reviews
 from bot.forges.base import (
+    CHECK_NAME,
+    SUMMARY_MARKER,
     CheckHandle,
     CheckOutput,
     GitCredentials,
@@ -48,20 +50,20 @@ from bot.forges.github_payloads import (
     ANNOTATIONS_PER_REQUEST,
     CONCLUSIONS,
     ROLES,
-    SUMMARY_MARKER,
-    StatusError,
     annotation,
+    by_a_person,
     clip,
     clip_title,
     field,
     html_url,
     http_error,
-    is_summary,
-    phrase,
     pull_ref,
-    redact,
     started_run,
 )
+from bot.forges.http_errors import phrase
+from bot.forges.locks import KeyedLocks
+from bot.forges.plans import PostedComment, SummaryAction, plan_summary, summary_body
+from bot.forges.redaction import redact, secrets_list, token_forms
 from bot.forges.retry import with_retries
 from bot.settings import Settings
 
@@ -83,7 +85,7 @@ class _GitHubAPI(gidgethub.httpx.GitHubAPI):
     ) -> tuple[int, Mapping[str, str], bytes]:
         status, response_headers, content = await super()._request(method, url, headers, body)
         # gidgethub builds http.HTTPStatus(status), a ValueError for a proxy's 520 or 599.
-        if phrase(status) is None:
+        if not phrase(status):
             raise _OddStatus(status, response_headers)
         return status, response_headers, content
 
@@ -103,7 +105,7 @@ class GitHubForge:
         client: httpx.AsyncClient | None = None,
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        check_name: str = "ichor/acceptance",
+        check_name: str = CHECK_NAME,
         requester: str = "ichor-bot",
     ) -> None:
         _host_of(api_url, "the GitHub API URL")
@@ -117,7 +119,7 @@ class GitHubForge:
         self._tokens = InstallationTokens(
             app_id=app_id, private_key_pem=private_key_pem, request=self._token, clock=clock
         )
-        self._comment_locks: dict[tuple[str, int, str], asyncio.Lock] = {}
+        self._locks = KeyedLocks()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> GitHubForge:
@@ -206,17 +208,23 @@ class GitHubForge:
                 return
 
     async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str | None:
-        if SUMMARY_MARKER not in body:
-            body = f"{SUMMARY_MARKER}\n{body}"
-        body = clip(body)
+        body = clip(summary_body(body))
         comments = _repo_path(repo, f"/issues/{int(number)}/comments")
 
         async def upsert(token: str) -> str | None:
             listed = await self._send("GET", f"{comments}?per_page=100", token, pages=True)
-            mine = next((c for c in listed if is_summary(c)), None)
-            if mine is None:
+            by_id = {i: c for i, c in enumerate(listed) if isinstance(c, dict)}
+            plan = plan_summary(
+                (
+                    PostedComment(i, str(c.get("body") or ""), not by_a_person(c))
+                    for i, c in by_id.items()
+                ),
+                body,
+            )
+            if plan.existing is None:
                 return html_url(await self._send("POST", comments, token, {"body": body}))
-            if mine.get("body") == body:
+            mine = by_id[int(plan.existing.id)]
+            if plan.action is SummaryAction.KEEP:
                 return html_url(mine)
             comment_id = int(field(mine, "id", f"GET {comments}"))
             edit = _repo_path(repo, f"/issues/comments/{comment_id}")
@@ -224,7 +232,7 @@ class GitHubForge:
             return html_url(edited) or html_url(mine)
 
         # Two jobs of this process for one PR must not both find nothing and both post.
-        async with self._comment_lock(repo, number, "summary"):
+        async with self._locks.hold((repo.full_name, number, "summary")):
             return await self._call(repo, upsert)
 
     async def sync_line_comments(
@@ -254,14 +262,14 @@ class GitHubForge:
             )
 
         # The whole sync is the unit retried: a retry lists again and never posts twice.
-        async with self._comment_lock(repo, number, "lines"):
+        async with self._locks.hold((repo.full_name, number, "lines")):
             return await self._call(repo, sync)
 
     async def permission(self, repo: RepoHandle, user: str) -> Permission:
         path = _repo_path(repo, f"/collaborators/{quote(user, safe='')}/permission")
         try:
             body = await self._call(repo, lambda token: self._send("GET", path, token))
-        except StatusError as exc:
+        except ForgeStatusError as exc:
             if exc.status == 404:  # not a collaborator, or no such user
                 return Permission.NONE
             raise
@@ -288,7 +296,7 @@ class GitHubForge:
         async def open_or_find(token: str) -> PullRequestRef:
             try:
                 return pull_ref(await self._send("POST", path, token, data), path)
-            except StatusError as exc:
+            except ForgeStatusError as exc:
                 if exc.status != 422:
                     raise
                 # It exists: a retry whose first POST landed, or a concurrent job opened it.
@@ -300,9 +308,6 @@ class GitHubForge:
         return await self._call(repo, open_or_find)
 
     # -- plumbing -------------------------------------------------------------------------
-
-    def _comment_lock(self, repo: RepoHandle, number: int, kind: str) -> asyncio.Lock:
-        return self._comment_locks.setdefault((repo.full_name, number, kind), asyncio.Lock())
 
     async def _find_pull(
         self, token: str, repo: RepoHandle, head: str, base: str
@@ -328,7 +333,7 @@ class GitHubForge:
             token = await self._tokens.get(installation)
             try:
                 return await operation(token)
-            except StatusError as exc:
+            except ForgeStatusError as exc:
                 if exc.status != 401:
                     raise
                 # Revoked, or the installation's tokens were reset: one fresh token, one try.
@@ -343,7 +348,7 @@ class GitHubForge:
     async def _token(self, path: str, app_jwt: str) -> Any:
         try:
             return await self._send("POST", path, app_jwt, {})
-        except StatusError as exc:
+        except ForgeStatusError as exc:
             if exc.status != 401:
                 raise
             raise PermanentForgeError(
@@ -356,6 +361,7 @@ class GitHubForge:
     ) -> Any:
         """One request (every page of a listing, with ``pages``); failures become ForgeErrors."""
         headers = {"authorization": f"Bearer {bearer}"}
+        secrets = secrets_list(token_forms(bearer))
         try:
             if pages:
                 return [item async for item in self._gh.getiter(path, None, extra_headers=headers)]
@@ -364,19 +370,20 @@ class GitHubForge:
             write = self._gh.post if method == "POST" else self._gh.patch
             return await write(path, None, data=data, extra_headers=headers)
         except gidgethub.HTTPException as exc:
-            # Redacted before _http_error shortens it: a cut credential no longer matches.
-            message = str(exc).replace(bearer, "<redacted>")
+            message = str(exc)
             status, reply = int(exc.status_code), exc.headers
             cause: Exception = exc
         except _OddStatus as exc:
             (status, reply), message, cause = exc.args, "", exc
         except httpx.TransportError as exc:  # timeouts included
             text = f"GitHub {method} {path}: {type(exc).__name__} {exc}".strip()
-            raise redact(TransientForgeError(text), bearer) from exc
+            raise redact(TransientForgeError(text), secrets) from exc
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise TransientForgeError(f"GitHub {method} {path}: unreadable response") from exc
-        error = http_error(f"GitHub {method} {path}", status, reply, message, now=self._clock())
-        raise redact(error, bearer) from cause
+        where = f"GitHub {method} {path}"
+        # The secrets go in so they are cut before the message is shortened.
+        error = http_error(where, status, reply, message, now=self._clock(), secrets=secrets)
+        raise redact(error, secrets) from cause
 
     def _timestamp(self) -> str:
         moment = datetime.datetime.fromtimestamp(self._clock(), datetime.UTC)

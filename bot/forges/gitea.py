@@ -35,8 +35,10 @@ from urllib.parse import quote
 
 import httpx
 
-from bot.errors import PermanentForgeError, TransientForgeError
+from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
 from bot.forges.base import (
+    CHECK_NAME,
+    SUMMARY_MARKER,
     CheckHandle,
     CheckOutput,
     Conclusion,
@@ -50,13 +52,22 @@ from bot.forges.base import (
     headline,
     marker_fingerprint,
 )
+from bot.forges.clipping import one_line
 from bot.forges.gitea_http import (
     GiteaHTTP,
-    GiteaStatusError,
     field,
     newest_status,
     pull_ref,
     repo_path,
+)
+from bot.forges.locks import KeyedLocks
+from bot.forges.plans import (
+    LineComment,
+    PostedComment,
+    SummaryAction,
+    plan_line_comments,
+    plan_summary,
+    summary_body,
 )
 from bot.forges.responses import side
 from bot.forges.retry import with_retries
@@ -65,7 +76,8 @@ from bot.settings import Settings
 T = TypeVar("T")
 log = logging.getLogger("ichor.forge.gitea")
 
-SUMMARY_MARKER = "<!-- ichor:summary -->"
+__all__ = ["SUMMARY_MARKER", "GiteaForge"]
+
 STATES = {
     Conclusion.SUCCESS: "success",
     Conclusion.NEUTRAL: "success",
@@ -101,13 +113,13 @@ class GiteaForge:
         token: str,
         client: httpx.AsyncClient | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        check_name: str = "ichor/acceptance",
+        check_name: str = CHECK_NAME,
     ) -> None:
         self._http = GiteaHTTP(url, token, client)
         self._sleep = sleep
         self._check_name = check_name
         self._me: dict[str, Any] | None = None
-        self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._locks = KeyedLocks()
         self._can_resolve: bool | None = None  # None: no resolve tried yet
         # (repository, sha) -> (state, description) an earlier run of a resumed job posted.
         self._posted_before: dict[tuple[str, str], tuple[str, str]] = {}
@@ -157,8 +169,7 @@ class GiteaForge:
         await self._status(repo, check.head_sha, state, description, output.details_url)
 
     async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str | None:
-        if SUMMARY_MARKER not in body:
-            body = f"{SUMMARY_MARKER}\n{body}"
+        body = summary_body(body)
         comments = repo_path(repo, f"/issues/{int(number)}/comments")
 
         async def upsert() -> str | None:
@@ -167,17 +178,26 @@ class GiteaForge:
             listed = await self._http.get(comments)
             if not isinstance(listed, list):
                 raise PermanentForgeError(f"Gitea GET {comments}: the response is not a list")
-            mine = next((c for c in listed if _is_summary(c, me)), None)
-            if mine is None:
+            found = [c for c in listed if isinstance(c, dict)]
+            plan = plan_summary(
+                (
+                    PostedComment(i, str(c.get("body") or ""), _same_user(c.get("user"), me))
+                    for i, c in enumerate(found)
+                ),
+                body,
+            )
+            if plan.existing is None:
                 created = (await self._http.send("POST", comments, {"body": body})).body
                 return _url(created)
-            if mine.get("body") == body:
+            mine = found[int(plan.existing.id)]
+            if plan.action is SummaryAction.KEEP:
                 return _url(mine)
             edit = repo_path(repo, f"/issues/comments/{int(field(mine, 'id', comments))}")
             edited = (await self._http.send("PATCH", edit, {"body": body})).body
             return _url(edited) or _url(mine)
 
-        async with self._lock(repo, number):
+        # Two jobs of this process for one PR must not both find nothing and both post.
+        async with self._locks.hold((repo.full_name, int(number))):
             return await self._retrying(upsert)
 
     async def sync_line_comments(
@@ -190,9 +210,7 @@ class GiteaForge:
         findings: Sequence[LineFinding],
         limit: int,
     ) -> LineCommentSync:
-        wanted: dict[str, LineFinding] = {}
-        for finding in findings:
-            wanted.setdefault(finding.fingerprint, finding)
+        wanted = len({f.fingerprint for f in findings})
         # Counts survive a retried attempt, which re-lists and so sees its own earlier posts;
         # a batch whose answer was lost is counted as posted once the listing shows it.
         done = {"posted": 0, "resolved": 0}
@@ -201,39 +219,45 @@ class GiteaForge:
         async def sync() -> LineCommentSync:
             me = await self._whoami()
             ours = await self._bot_review_comments(repo, number, me)
-            commented = {fingerprint for fingerprint, _ in ours}
-            done["posted"] += len(unconfirmed & commented)
+            done["posted"] += len(unconfirmed & {fingerprint for fingerprint, _ in ours})
             unconfirmed.clear()
-            new = [f for fp, f in wanted.items() if fp not in commented]
-            batch = new[: max(0, limit - done["posted"])]
-            if batch:
-                unconfirmed.update(f.fingerprint for f in batch)
-                await self._post_review(repo, number, head_sha, batch)
+            existing = [
+                LineComment(
+                    i,
+                    fingerprint,
+                    resolved=isinstance(comment.get("resolver"), dict),
+                    reopenable=_same_user(comment.get("resolver"), me),
+                )
+                for i, (fingerprint, comment) in enumerate(ours)
+            ]
+            plan = plan_line_comments(existing, findings, limit - done["posted"])
+            if plan.post:
+                unconfirmed.update(f.fingerprint for f in plan.post)
+                await self._post_review(repo, number, head_sha, plan.post)
                 unconfirmed.clear()
-                done["posted"] += len(batch)
-            for fingerprint, comment in ours:
-                resolver = comment.get("resolver")
-                if fingerprint in wanted:
-                    if isinstance(resolver, dict) and _same_user(resolver, me):
-                        await self._mark(repo, comment, resolve=False)
-                elif not isinstance(resolver, dict) and await self._mark(repo, comment):
+                done["posted"] += len(plan.post)
+            marks = {int(c.id): False for c in plan.reopen} | {
+                int(c.id): True for c in plan.resolve
+            }
+            for i, resolve in sorted(marks.items()):  # in listing order
+                if await self._mark(repo, ours[i][1], resolve=resolve) and resolve:
                     done["resolved"] += 1
-            over = len(new) - len(batch)
+            over = len(plan.over_limit)
             return LineCommentSync(
                 posted=done["posted"],
                 resolved=done["resolved"],
-                unchanged=len(wanted) - done["posted"] - over,
+                unchanged=wanted - done["posted"] - over,
                 over_limit=over,
             )
 
-        async with self._lock(repo, number):
+        async with self._locks.hold((repo.full_name, int(number))):
             return await self._retrying(sync)
 
     async def permission(self, repo: RepoHandle, user: str) -> Permission:
         path = repo_path(repo, f"/collaborators/{quote(user, safe='')}/permission")
         try:
             body = await self._retrying(lambda: self._http.get(path))
-        except GiteaStatusError as exc:
+        except ForgeStatusError as exc:
             if exc.status == 404:  # no such user
                 return Permission.NONE
             if exc.status != 403:
@@ -264,7 +288,7 @@ class GiteaForge:
         async def open_or_find() -> PullRequestRef:
             try:
                 return pull_ref((await self._http.send("POST", path, data)).body, path)
-            except GiteaStatusError as exc:
+            except ForgeStatusError as exc:
                 if exc.status != 409:
                     raise
                 # It exists: a retry whose first POST landed, or a concurrent job opened it.
@@ -297,7 +321,7 @@ class GiteaForge:
         if self._me is None:
             try:
                 me = await self._http.get("/user")
-            except GiteaStatusError as exc:
+            except ForgeStatusError as exc:
                 if exc.status != 403:
                     raise
                 # Comments are told apart by author: without this, every summary would be new.
@@ -361,7 +385,7 @@ class GiteaForge:
         path = repo_path(repo, f"/pulls/comments/{comment_id}/{verb}")
         try:
             await self._http.send("POST", path)
-        except GiteaStatusError as exc:
+        except ForgeStatusError as exc:
             if exc.status in (404, 405) and self._can_resolve is None:
                 self._can_resolve = False
                 log.info("this Gitea/Forgejo has no API to resolve review comments (%s)", exc)
@@ -375,7 +399,7 @@ class GiteaForge:
         path = repo_path(repo, f"/pulls/{quote(base, safe='')}/{quote(head, safe='')}")
         try:
             found = await self._http.get(path)
-        except GiteaStatusError as exc:
+        except ForgeStatusError as exc:
             if exc.status == 404:
                 return None
             raise
@@ -393,10 +417,6 @@ class GiteaForge:
                 return pull_ref(item, pulls)
         return None
 
-    def _lock(self, repo: RepoHandle, number: int) -> asyncio.Lock:
-        # Two jobs of this process for one PR must not both find nothing and both post.
-        return self._locks.setdefault((repo.full_name, int(number)), asyncio.Lock())
-
     async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
         return await with_retries(call, sleep=self._sleep, on_retry=_log_retry)
 
@@ -413,15 +433,6 @@ def _same_user(user: Any, me: dict[str, Any]) -> bool:
     return bool(user.get("login")) and user.get("login") == me.get("login")
 
 
-def _is_summary(comment: Any, me: dict[str, Any]) -> bool:
-    """Ours and marked: a person quoting the marker must not have their comment rewritten."""
-    return (
-        isinstance(comment, dict)
-        and SUMMARY_MARKER in str(comment.get("body") or "")
-        and _same_user(comment.get("user"), me)
-    )
-
-
 def _url(comment: Any) -> str | None:
     if not isinstance(comment, dict):
         return None
@@ -429,5 +440,4 @@ def _url(comment: Any) -> str | None:
 
 
 def _line(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= DESCRIPTION_LIMIT else text[: DESCRIPTION_LIMIT - 1] + "…"
+    return one_line(text, DESCRIPTION_LIMIT)

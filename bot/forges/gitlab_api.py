@@ -15,7 +15,6 @@ path and headers per thread: a 429's ``Retry-After`` or ``RateLimit-Reset`` is r
 from __future__ import annotations
 
 import asyncio
-import http
 import logging
 import threading
 import time
@@ -28,10 +27,13 @@ import gitlab
 import gitlab.exceptions
 import requests
 
-from bot.checks.render import SUMMARY_MARKER
 from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
+from bot.forges import clipping
 from bot.forges.base import LineFinding, PullRequestRef, finding_marker, marker_fingerprint
-from bot.forges.redaction import secrets_list, token_forms
+from bot.forges.http_errors import http_error as common_http_error
+from bot.forges.plans import LineComment
+from bot.forges.redaction import redact, secrets_list, token_forms
+from bot.forges.retry import server_wait
 
 T = TypeVar("T")
 log = logging.getLogger("ichor.forge.gitlab")
@@ -46,16 +48,6 @@ _TRANSIENT_TRANSPORT = (
     requests.exceptions.ChunkedEncodingError,
     requests.exceptions.ContentDecodingError,
 )
-
-
-class GitLabStatusError(PermanentForgeError):
-    """A 4xx GitLab answered. ``status`` and GitLab's own ``message`` let callers treat a 404,
-    a 409 or a status transition refused with 400 as the answers they are."""
-
-    def __init__(self, text: str, *, status: int, message: str) -> None:
-        super().__init__(text)
-        self.status = status
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,15 +146,7 @@ class GitLabAPI:
 
     def redact(self, error: ForgeError) -> ForgeError:
         """``error`` with the token (and its Basic form) cut from its text."""
-        text = str(error)
-        for secret in self._secrets:
-            text = text.replace(secret, "<redacted>")
-        if text != str(error):
-            error.args = (text,)
-        if isinstance(error, GitLabStatusError):
-            for secret in self._secrets:
-                error.message = error.message.replace(secret, "<redacted>")
-        return error
+        return redact(error, self._secrets)
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -196,7 +180,10 @@ class GitLabAPI:
                 return self.redact(TransientForgeError(f"{self._where()}: unreadable response"))
             return self.redact(PermanentForgeError(f"{self._where()}: {message}".rstrip(": ")))
         headers = seen.headers if seen is not None and seen.status == status else {}
-        return self.redact(http_error(self._where(), status, headers, message, now=self._clock()))
+        error = http_error(
+            self._where(), status, headers, message, now=self._clock(), secrets=self._secrets
+        )
+        return self.redact(error)
 
     def _cause(self, exc: Exception) -> Exception | None:
         """``exc`` to chain, unless its text holds the token (a traceback would show it)."""
@@ -205,39 +192,18 @@ class GitLabAPI:
 
 
 def http_error(
-    where: str, status: int, headers: Mapping[str, str], message: str, *, now: float
+    where: str,
+    status: int,
+    headers: Mapping[str, str],
+    message: str,
+    *,
+    now: float,
+    secrets: Iterable[str] = (),
 ) -> ForgeError:
     """The ForgeError for an HTTP error status: 5xx and 429 are transient."""
-    phrase = _phrase(status)
-    detail = " ".join(message.split())[:300]
-    text = f"{where}: {status} {phrase}".rstrip() + (
-        f": {detail}" if detail and detail != phrase else ""
-    )
-    if status >= 500 or status == 429:
-        return TransientForgeError(text, retry_after=server_wait(headers, now))
-    if status == 401:
-        text += " (the token was refused: check ICHOR_GITLAB_TOKEN)"
-    return GitLabStatusError(text, status=status, message=detail)
-
-
-def server_wait(headers: Mapping[str, str], now: float) -> float | None:
-    """Seconds GitLab asks us to wait: Retry-After, else an exhausted limit's RateLimit-Reset."""
-    folded = {k.lower(): v for k, v in headers.items()}
-    try:
-        if "retry-after" in folded:
-            return max(0.0, float(folded["retry-after"]))
-        if "ratelimit-reset" in folded and folded.get("ratelimit-remaining", "0") == "0":
-            return max(0.0, float(folded["ratelimit-reset"]) - now)
-    except ValueError:  # an HTTP-date Retry-After (GitLab sends seconds) or junk: back off
-        pass
-    return None
-
-
-def _phrase(status: int) -> str:
-    try:
-        return http.HTTPStatus(status).phrase
-    except ValueError:
-        return ""
+    hint = " (the token was refused: check ICHOR_GITLAB_TOKEN)" if status == 401 else ""
+    wait = server_wait(headers, now)
+    return common_http_error(where, status, message, secrets=secrets, retry_after=wait, hint=hint)
 
 
 def _message(value: Any) -> str:
@@ -260,37 +226,33 @@ def _author_id(note: dict[str, Any]) -> Any:
     return author.get("id") if isinstance(author, dict) else None
 
 
-def is_summary(note: dict[str, Any], me: int) -> bool:
-    """The bot's summary note: written by the token's user, holding the marker. A person
-    quoting the marker must not have their note rewritten."""
-    return (
-        not note.get("system")
-        and _author_id(note) == me
-        and SUMMARY_MARKER in str(note.get("body") or "")
-    )
+def by_bot(note: dict[str, Any], me: int) -> bool:
+    """Written by the token's user and not by GitLab itself: a person quoting a marker must
+    not have their note rewritten."""
+    return not note.get("system") and _author_id(note) == me
 
 
-def our_discussions(listed: Iterable[Any], me: int) -> dict[str, dict[str, Any]]:
-    """The bot's finding discussions by fingerprint: the first note is the bot's and holds a
-    marker. ``reopen``: resolved by the bot (or by a push), never by a person, whose decision
-    a returning finding must not overrule."""
-    ours: dict[str, dict[str, Any]] = {}
+def our_discussions(listed: Iterable[Any], me: int) -> list[LineComment]:
+    """The bot's finding discussions, one per fingerprint: the first note is the bot's and
+    holds a marker. Reopenable: resolved by the bot (or by a push), never by a person."""
+    ours: dict[str, LineComment] = {}
     for discussion in listed:
         notes = discussion.attributes.get("notes") or []
         first = notes[0] if notes and isinstance(notes[0], dict) else {}
-        if first.get("system") or _author_id(first) != me:
+        if not by_bot(first, me):
             continue
         fingerprint = marker_fingerprint(str(first.get("body") or ""))
         if fingerprint is None or fingerprint in ours:
             continue
         resolver = first.get("resolved_by")
         resolver_id = resolver.get("id") if isinstance(resolver, dict) else None
-        ours[fingerprint] = {
-            "id": discussion.attributes["id"],
-            "resolved": bool(first.get("resolved")),
-            "reopen": resolver_id in (None, me) or bool(first.get("resolved_by_push")),
-        }
-    return ours
+        ours[fingerprint] = LineComment(
+            id=discussion.attributes["id"],
+            fingerprint=fingerprint,
+            resolved=bool(first.get("resolved")),
+            reopenable=resolver_id in (None, me) or bool(first.get("resolved_by_push")),
+        )
+    return list(ours.values())
 
 
 def post_discussion(mr: Any, finding: LineFinding, version: dict[str, Any]) -> bool:
@@ -346,11 +308,8 @@ def mr_ref(item: dict[str, Any]) -> PullRequestRef:
 
 def clip(text: str, limit: int) -> str:
     """``text`` within ``limit`` characters, ending in a note when something was cut."""
-    if len(text) <= limit:
-        return text
-    return text[: limit - len(TRUNCATED)] + TRUNCATED
+    return clipping.clip(text, limit, note=TRUNCATED)
 
 
 def clip_line(text: str, limit: int = DESCRIPTION_LIMIT) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return clipping.one_line(text, limit)

@@ -69,6 +69,7 @@ from bot.forges.plans import (
     plan_summary,
     summary_body,
 )
+from bot.forges.pulls import open_or_find
 from bot.forges.responses import side
 from bot.forges.retry import with_retries
 from bot.settings import Settings
@@ -285,19 +286,12 @@ class GiteaForge:
         path = repo_path(repo, "/pulls")
         data = {"head": head, "base": base, "title": title, "body": body}
 
-        async def open_or_find() -> PullRequestRef:
-            try:
-                return pull_ref((await self._http.send("POST", path, data)).body, path)
-            except ForgeStatusError as exc:
-                if exc.status != 409:
-                    raise
-                # It exists: a retry whose first POST landed, or a concurrent job opened it.
-                existing = await self._find_pull(repo, head, base)
-                if existing is None:
-                    raise
-                return existing
+        async def open_() -> PullRequestRef:
+            return pull_ref((await self._http.send("POST", path, data)).body, path)
 
-        return await self._retrying(open_or_find)
+        return await self._retrying(
+            lambda: open_or_find(open_, lambda: self._find_pull(repo, head, base), exists=409)
+        )
 
     # -- plumbing -------------------------------------------------------------------------
 

@@ -63,6 +63,7 @@ from bot.forges.github_payloads import (
 from bot.forges.http_errors import phrase
 from bot.forges.locks import KeyedLocks
 from bot.forges.plans import PostedComment, SummaryAction, plan_summary, summary_body
+from bot.forges.pulls import open_or_find
 from bot.forges.redaction import redact, secrets_list, token_forms
 from bot.forges.retry import with_retries
 from bot.settings import Settings
@@ -293,19 +294,15 @@ class GitHubForge:
         path = _repo_path(repo, "/pulls")
         data = {"title": clip_title(title), "head": head, "base": base, "body": clip(body)}
 
-        async def open_or_find(token: str) -> PullRequestRef:
-            try:
-                return pull_ref(await self._send("POST", path, token, data), path)
-            except ForgeStatusError as exc:
-                if exc.status != 422:
-                    raise
-                # It exists: a retry whose first POST landed, or a concurrent job opened it.
-                existing = await self._find_pull(token, repo, head, base)
-                if existing is None:
-                    raise
-                return existing
+        async def open_(token: str) -> PullRequestRef:
+            return pull_ref(await self._send("POST", path, token, data), path)
 
-        return await self._call(repo, open_or_find)
+        return await self._call(
+            repo,
+            lambda token: open_or_find(
+                lambda: open_(token), lambda: self._find_pull(token, repo, head, base), exists=422
+            ),
+        )
 
     # -- plumbing -------------------------------------------------------------------------
 

@@ -37,6 +37,7 @@ import gitlab
 import gitlab.exceptions
 
 from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
+from bot.forges import clipping
 from bot.forges.base import (
     CHECK_NAME,
     SUMMARY_MARKER,
@@ -71,6 +72,7 @@ from bot.forges.plans import (
     plan_summary,
     summary_body,
 )
+from bot.forges.pulls import open_or_find
 from bot.forges.retry import with_retries
 from bot.settings import Settings
 
@@ -323,26 +325,21 @@ class GitLabForge:
         data = {
             "source_branch": head,
             "target_branch": base,
-            "title": title if len(title) <= TITLE_LIMIT else title[: TITLE_LIMIT - 1] + "…",
+            "title": clipping.clip(title, TITLE_LIMIT),
             "description": clip(body, DESCRIPTION_BODY_LIMIT),
         }
 
         def open_mr(gl: gitlab.Gitlab) -> PullRequestRef:
             return mr_ref(gl.projects.get(project, lazy=True).mergerequests.create(data).attributes)
 
-        async def open_or_find() -> PullRequestRef:
-            try:
-                return await self._api.run(open_mr)
-            except ForgeStatusError as exc:
-                if exc.status != 409:
-                    raise
-                # It exists: a retry whose first POST landed, or a concurrent job opened it.
-                existing = await self._api.run(lambda gl: find_mr(gl, project, head, base))
-                if existing is None:
-                    raise
-                return existing
+        def find(gl: gitlab.Gitlab) -> PullRequestRef | None:
+            return find_mr(gl, project, head, base)
 
-        return await self._retrying(open_or_find)
+        return await self._retrying(
+            lambda: open_or_find(
+                lambda: self._api.run(open_mr), lambda: self._api.run(find), exists=409
+            )
+        )
 
     # -- plumbing -------------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ import requests
 from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
 from bot.forges import clipping
 from bot.forges.base import LineFinding, PullRequestRef, finding_marker, marker_fingerprint
-from bot.forges.http_errors import http_error as common_http_error
+from bot.forges.http_errors import http_error
 from bot.forges.plans import LineComment
 from bot.forges.redaction import redact, secrets_list, token_forms
 from bot.forges.retry import server_wait
@@ -180,8 +180,10 @@ class GitLabAPI:
                 return self.redact(TransientForgeError(f"{self._where()}: unreadable response"))
             return self.redact(PermanentForgeError(f"{self._where()}: {message}".rstrip(": ")))
         headers = seen.headers if seen is not None and seen.status == status else {}
+        hint = " (the token was refused: check ICHOR_GITLAB_TOKEN)" if status == 401 else ""
+        wait = server_wait(headers, self._clock())
         error = http_error(
-            self._where(), status, headers, message, now=self._clock(), secrets=self._secrets
+            self._where(), status, message, secrets=self._secrets, retry_after=wait, hint=hint
         )
         return self.redact(error)
 
@@ -189,21 +191,6 @@ class GitLabAPI:
         """``exc`` to chain, unless its text holds the token (a traceback would show it)."""
         text = f"{exc} {exc.args!r}"
         return None if any(s in text for s in self._secrets) else exc
-
-
-def http_error(
-    where: str,
-    status: int,
-    headers: Mapping[str, str],
-    message: str,
-    *,
-    now: float,
-    secrets: Iterable[str] = (),
-) -> ForgeError:
-    """The ForgeError for an HTTP error status: 5xx and 429 are transient."""
-    hint = " (the token was refused: check ICHOR_GITLAB_TOKEN)" if status == 401 else ""
-    wait = server_wait(headers, now)
-    return common_http_error(where, status, message, secrets=secrets, retry_after=wait, hint=hint)
 
 
 def _message(value: Any) -> str:

@@ -7,11 +7,13 @@ import asyncio
 import base64
 from pathlib import Path
 
+import gitlab.exceptions
 import pytest
 
 from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
-from bot.forges import github_payloads, gitlab_api
+from bot.forges import github_payloads
 from bot.forges.clipping import clip, one_line
+from bot.forges.gitlab_api import GitLabAPI
 from bot.forges.http_errors import http_error, phrase
 from bot.forges.locks import KeyedLocks
 from bot.forges.redaction import REDACTED, redact, secrets_list, token_forms
@@ -55,7 +57,6 @@ def test_a_token_straddling_the_cut_is_redacted_before_the_message_is_shortened(
     for error in (
         http_error("X", 400, message, secrets=secrets),
         github_payloads.http_error("X", 400, {}, message, now=NOW, secrets=secrets),
-        gitlab_api.http_error("X", 400, {}, message, now=NOW, secrets=secrets),
     ):
         assert secret[:10] not in str(error) and REDACTED in str(error)
         assert isinstance(error, ForgeStatusError) and secret[:10] not in error.message
@@ -184,3 +185,14 @@ def test_the_shared_cores_import_no_io() -> None:
                     name,
                     module,
                 )
+
+
+def test_gitlab_redacts_a_token_straddling_the_cut() -> None:
+    api = GitLabAPI("https://gitlab.test", TOKEN, timeout=5, clock=lambda: NOW)
+    try:
+        exc = gitlab.exceptions.GitlabHttpError("x" * 290 + TOKEN, response_code=400)
+        error = api._from_gitlab(exc)
+    finally:
+        api.close()
+    assert TOKEN[:10] not in str(error) and REDACTED in str(error)
+    assert isinstance(error, ForgeStatusError) and TOKEN[:10] not in error.message

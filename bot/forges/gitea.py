@@ -41,24 +41,29 @@ from bot.forges.base import (
     SUMMARY_MARKER,
     CheckHandle,
     CheckOutput,
-    Conclusion,
     GitCredentials,
     LineCommentSync,
     LineFinding,
     Permission,
     PullRequestRef,
     RepoHandle,
-    finding_marker,
     headline,
     marker_fingerprint,
 )
-from bot.forges.clipping import one_line
 from bot.forges.gitea_http import (
+    NEEDS_ADMIN,
+    PENDING_DESCRIPTION,
+    PERMISSIONS,
+    STATES,
     GiteaHTTP,
+    comment_url,
     field,
     newest_status,
     pull_ref,
     repo_path,
+    review_payload,
+    same_user,
+    status_line,
 )
 from bot.forges.locks import KeyedLocks
 from bot.forges.plans import (
@@ -78,28 +83,6 @@ T = TypeVar("T")
 log = logging.getLogger("ichor.forge.gitea")
 
 __all__ = ["SUMMARY_MARKER", "GiteaForge"]
-
-STATES = {
-    Conclusion.SUCCESS: "success",
-    Conclusion.NEUTRAL: "success",
-    Conclusion.FAILURE: "failure",
-    Conclusion.ACTION_REQUIRED: "failure",
-    Conclusion.ERROR: "error",
-}
-PENDING_DESCRIPTION = "The acceptance gate is running"
-# Gitea shows a status description on one line next to the context; GitHub's 140 is a good cap.
-DESCRIPTION_LIMIT = 140
-PERMISSIONS = {
-    "owner": Permission.ADMIN,
-    "admin": Permission.ADMIN,
-    "write": Permission.WRITE,
-    "read": Permission.READ,
-    "none": Permission.NONE,
-}
-NEEDS_ADMIN = (
-    "the Gitea token's user needs admin rights on {repo} to read another user's permission "
-    "(make it a repository admin, or use an admin's token in ICHOR_GITEA_TOKEN)"
-)
 
 
 class GiteaForge:
@@ -165,7 +148,7 @@ class GiteaForge:
     ) -> None:
         state, description = STATES[output.conclusion], headline(output)
         before = self._posted_before.pop((repo.full_name, check.head_sha), None)
-        if before == (state, _line(description)):
+        if before == (state, status_line(description)):
             return
         await self._status(repo, check.head_sha, state, description, output.details_url)
 
@@ -182,20 +165,20 @@ class GiteaForge:
             found = [c for c in listed if isinstance(c, dict)]
             plan = plan_summary(
                 (
-                    PostedComment(i, str(c.get("body") or ""), _same_user(c.get("user"), me))
+                    PostedComment(i, str(c.get("body") or ""), same_user(c.get("user"), me))
                     for i, c in enumerate(found)
                 ),
                 body,
             )
             if plan.existing is None:
                 created = (await self._http.send("POST", comments, {"body": body})).body
-                return _url(created)
+                return comment_url(created)
             mine = found[int(plan.existing.id)]
             if plan.action is SummaryAction.KEEP:
-                return _url(mine)
+                return comment_url(mine)
             edit = repo_path(repo, f"/issues/comments/{int(field(mine, 'id', comments))}")
             edited = (await self._http.send("PATCH", edit, {"body": body})).body
-            return _url(edited) or _url(mine)
+            return comment_url(edited) or comment_url(mine)
 
         # Two jobs of this process for one PR must not both find nothing and both post.
         async with self._locks.hold((repo.full_name, int(number))):
@@ -227,7 +210,7 @@ class GiteaForge:
                     i,
                     fingerprint,
                     resolved=isinstance(comment.get("resolver"), dict),
-                    reopenable=_same_user(comment.get("resolver"), me),
+                    reopenable=same_user(comment.get("resolver"), me),
                 )
                 for i, (fingerprint, comment) in enumerate(ours)
             ]
@@ -299,7 +282,11 @@ class GiteaForge:
         self, repo: RepoHandle, sha: str, state: str, description: str, url: str | None
     ) -> None:
         path = repo_path(repo, f"/statuses/{quote(sha, safe='')}")
-        data = {"state": state, "context": self._check_name, "description": _line(description)}
+        data = {
+            "state": state,
+            "context": self._check_name,
+            "description": status_line(description),
+        }
         if url:
             data["target_url"] = url
         await self._retrying(lambda: self._http.send("POST", path, data))
@@ -332,7 +319,7 @@ class GiteaForge:
         reviews = await self._http.pages(repo_path(repo, f"/pulls/{int(number)}/reviews"))
         ours: list[tuple[str, dict[str, Any]]] = []
         for review in reviews:
-            if not isinstance(review, dict) or not _same_user(review.get("user"), me):
+            if not isinstance(review, dict) or not same_user(review.get("user"), me):
                 continue
             if review.get("comments_count") == 0:
                 continue  # a review without line comments: no request for nothing
@@ -340,7 +327,7 @@ class GiteaForge:
             path = repo_path(repo, f"/pulls/{int(number)}/reviews/{review_id}/comments")
             listed = await self._http.get(path)
             for comment in listed if isinstance(listed, list) else []:
-                if not isinstance(comment, dict) or not _same_user(comment.get("user"), me):
+                if not isinstance(comment, dict) or not same_user(comment.get("user"), me):
                     continue
                 fingerprint = marker_fingerprint(str(comment.get("body") or ""))
                 if fingerprint is not None:
@@ -350,21 +337,7 @@ class GiteaForge:
     async def _post_review(
         self, repo: RepoHandle, number: int, head_sha: str, batch: Sequence[LineFinding]
     ) -> None:
-        count = f"{len(batch)} new finding" + ("s" if len(batch) != 1 else "")
-        data = {
-            "commit_id": head_sha,
-            # Without an event Gitea keeps the review PENDING: invisible to everyone else.
-            "event": "COMMENT",
-            "body": f"{self._check_name}: {count}.",
-            "comments": [
-                {
-                    "path": f.path,
-                    "body": f"{f.body}\n\n{finding_marker(f.fingerprint)}",
-                    "new_position": f.line,  # a line number of the head version
-                }
-                for f in batch
-            ],
-        }
+        data = review_payload(self._check_name, head_sha, batch)
         path = repo_path(repo, f"/pulls/{int(number)}/reviews")
         await self._http.send("POST", path, data)
 
@@ -417,21 +390,3 @@ class GiteaForge:
 
 def _log_retry(exc: TransientForgeError, delay: float) -> None:
     log.warning("%s; retrying in %.1fs", exc, delay)
-
-
-def _same_user(user: Any, me: dict[str, Any]) -> bool:
-    if not isinstance(user, dict):
-        return False
-    if user.get("id") is not None and me.get("id") is not None:
-        return bool(user["id"] == me["id"])
-    return bool(user.get("login")) and user.get("login") == me.get("login")
-
-
-def _url(comment: Any) -> str | None:
-    if not isinstance(comment, dict):
-        return None
-    return str(comment.get("html_url") or "") or None
-
-
-def _line(text: str) -> str:
-    return one_line(text, DESCRIPTION_LIMIT)

@@ -1,5 +1,5 @@
 """HTTP plumbing of the Gitea/Forgejo adapter: one request, its errors, listings by page,
-and reading the objects Gitea answers with.
+reading the objects Gitea answers with and shaping what the adapter sends.
 
 Every failure leaves here as a :class:`bot.errors.ForgeError` whose text names the method, the
 API path and the status with Gitea's own ``message``, and never the token: it is cut from every
@@ -21,7 +21,15 @@ import httpx
 
 from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
 from bot.forges import responses
-from bot.forges.base import PullRequestRef, RepoHandle
+from bot.forges.base import (
+    Conclusion,
+    LineFinding,
+    Permission,
+    PullRequestRef,
+    RepoHandle,
+    finding_marker,
+)
+from bot.forges.clipping import one_line
 from bot.forges.http_errors import http_error
 from bot.forges.redaction import redact, secrets_list, token_forms
 from bot.forges.retry import server_wait
@@ -173,7 +181,29 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-# -- reading what Gitea names ---------------------------------------------------------
+# -- reading and writing what Gitea names ---------------------------------------------
+
+STATES = {
+    Conclusion.SUCCESS: "success",
+    Conclusion.NEUTRAL: "success",
+    Conclusion.FAILURE: "failure",
+    Conclusion.ACTION_REQUIRED: "failure",
+    Conclusion.ERROR: "error",
+}
+PENDING_DESCRIPTION = "The acceptance gate is running"
+# Gitea shows a status description on one line next to the context; GitHub's 140 is a good cap.
+DESCRIPTION_LIMIT = 140
+PERMISSIONS = {
+    "owner": Permission.ADMIN,
+    "admin": Permission.ADMIN,
+    "write": Permission.WRITE,
+    "read": Permission.READ,
+    "none": Permission.NONE,
+}
+NEEDS_ADMIN = (
+    "the Gitea token's user needs admin rights on {repo} to read another user's permission "
+    "(make it a repository admin, or use an admin's token in ICHOR_GITEA_TOKEN)"
+)
 
 
 def repo_path(repo: RepoHandle, suffix: str) -> str:
@@ -204,3 +234,40 @@ def newest_status(listed: Any, context: str) -> tuple[str, str] | None:
         return None
     newest = max(ours, key=lambda s: int(s["id"]))
     return str(newest.get("status")), str(newest.get("description") or "")
+
+
+def review_payload(label: str, head_sha: str, batch: Sequence[LineFinding]) -> dict[str, Any]:
+    """One ``COMMENT`` review holding a line comment per finding, each with its marker."""
+    count = f"{len(batch)} new finding" + ("s" if len(batch) != 1 else "")
+    return {
+        "commit_id": head_sha,
+        # Without an event Gitea keeps the review PENDING: invisible to everyone else.
+        "event": "COMMENT",
+        "body": f"{label}: {count}.",
+        "comments": [
+            {
+                "path": f.path,
+                "body": f"{f.body}\n\n{finding_marker(f.fingerprint)}",
+                "new_position": f.line,  # a line number of the head version
+            }
+            for f in batch
+        ],
+    }
+
+
+def same_user(user: Any, me: dict[str, Any]) -> bool:
+    if not isinstance(user, dict):
+        return False
+    if user.get("id") is not None and me.get("id") is not None:
+        return bool(user["id"] == me["id"])
+    return bool(user.get("login")) and user.get("login") == me.get("login")
+
+
+def comment_url(comment: Any) -> str | None:
+    if not isinstance(comment, dict):
+        return None
+    return str(comment.get("html_url") or "") or None
+
+
+def status_line(text: str) -> str:
+    return one_line(text, DESCRIPTION_LIMIT)

@@ -24,7 +24,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, urlencode
 
 import gidgethub
 import gidgethub.httpx
@@ -55,9 +55,12 @@ from bot.forges.github_payloads import (
     clip,
     clip_title,
     field,
+    host_of,
     html_url,
     http_error,
+    installation_of,
     pull_ref,
+    repo_path,
     started_run,
 )
 from bot.forges.http_errors import phrase
@@ -109,8 +112,8 @@ class GitHubForge:
         check_name: str = CHECK_NAME,
         requester: str = "ichor-bot",
     ) -> None:
-        _host_of(api_url, "the GitHub API URL")
-        self._web_host = _host_of(web_url, "the GitHub web URL")
+        host_of(api_url, "the GitHub API URL")
+        self._web_host = host_of(web_url, "the GitHub web URL")
         self._owns_client = client is None
         self._client = client if client is not None else httpx.AsyncClient(timeout=TIMEOUT)
         self._gh = _GitHubAPI(self._client, requester, base_url=api_url)
@@ -146,7 +149,7 @@ class GitHubForge:
     # -- the Forge protocol ---------------------------------------------------------------
 
     async def git_credentials(self, repo: RepoHandle) -> GitCredentials:
-        installation = _installation(repo)
+        installation = installation_of(repo)
         token = await self._retrying(lambda: self._tokens.get(installation))
         basic = base64.b64encode(f"x-access-token:{token}".encode()).decode("ascii")
         return GitCredentials(host=self._web_host, header=f"Authorization: Basic {basic}")
@@ -156,14 +159,14 @@ class GitHubForge:
     ) -> CheckHandle:
         if resume:  # an earlier run of this job may have created the check run already
             query = urlencode({"check_name": self._check_name, "filter": "all", "per_page": 100})
-            listed = _repo_path(repo, f"/commits/{quote(head_sha, safe='')}/check-runs")
+            listed = repo_path(repo, f"/commits/{quote(head_sha, safe='')}/check-runs")
             found = await self._call(
                 repo, lambda token: self._send("GET", f"{listed}?{query}", token)
             )
             run_id = started_run(found, external_id, f"GET {listed}")
             if run_id is not None:
                 return CheckHandle(head_sha=head_sha, id=run_id)
-        path = _repo_path(repo, "/check-runs")
+        path = repo_path(repo, "/check-runs")
         data = {"name": self._check_name, "head_sha": head_sha, "status": "in_progress"}
         data |= {"external_id": external_id, "started_at": self._timestamp()}
         body = await self._call(repo, lambda token: self._send("POST", path, token, data))
@@ -174,7 +177,7 @@ class GitHubForge:
     ) -> None:
         if check.id is None:
             raise PermanentForgeError(f"{repo.full_name}: a GitHub check needs a check run id")
-        path = _repo_path(repo, f"/check-runs/{quote(check.id, safe='')}")
+        path = repo_path(repo, f"/check-runs/{quote(check.id, safe='')}")
         title = headline(output)
         shown = {
             "title": clip_title(title),
@@ -210,7 +213,7 @@ class GitHubForge:
 
     async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str | None:
         body = clip(summary_body(body))
-        comments = _repo_path(repo, f"/issues/{int(number)}/comments")
+        comments = repo_path(repo, f"/issues/{int(number)}/comments")
 
         async def upsert(token: str) -> str | None:
             listed = await self._send("GET", f"{comments}?per_page=100", token, pages=True)
@@ -228,7 +231,7 @@ class GitHubForge:
             if plan.action is SummaryAction.KEEP:
                 return html_url(mine)
             comment_id = int(field(mine, "id", f"GET {comments}"))
-            edit = _repo_path(repo, f"/issues/comments/{comment_id}")
+            edit = repo_path(repo, f"/issues/comments/{comment_id}")
             edited = await self._send("PATCH", edit, token, {"body": body})
             return html_url(edited) or html_url(mine)
 
@@ -246,7 +249,7 @@ class GitHubForge:
         findings: Sequence[LineFinding],
         limit: int,
     ) -> LineCommentSync:
-        repo_path = _repo_path(repo, "")
+        base = repo_path(repo, "")
 
         async def sync(token: str) -> LineCommentSync:
             async def send(method: str, path: str, data: Any = None, *, pages: bool = False) -> Any:
@@ -254,7 +257,7 @@ class GitHubForge:
 
             return await github_reviews.sync(
                 send,
-                repo_path,
+                base,
                 number,
                 head_sha=head_sha,
                 findings=findings,
@@ -267,7 +270,7 @@ class GitHubForge:
             return await self._call(repo, sync)
 
     async def permission(self, repo: RepoHandle, user: str) -> Permission:
-        path = _repo_path(repo, f"/collaborators/{quote(user, safe='')}/permission")
+        path = repo_path(repo, f"/collaborators/{quote(user, safe='')}/permission")
         try:
             body = await self._call(repo, lambda token: self._send("GET", path, token))
         except ForgeStatusError as exc:
@@ -280,7 +283,7 @@ class GitHubForge:
         return role if role is not None else ROLES.get(str(body.get("permission")), Permission.NONE)
 
     async def get_pull_request(self, repo: RepoHandle, number: int) -> PullRequestRef:
-        path = _repo_path(repo, f"/pulls/{int(number)}")
+        path = repo_path(repo, f"/pulls/{int(number)}")
         return pull_ref(await self._call(repo, lambda token: self._send("GET", path, token)), path)
 
     async def find_pull_request(
@@ -291,7 +294,7 @@ class GitHubForge:
     async def open_pull_request(
         self, repo: RepoHandle, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef:
-        path = _repo_path(repo, "/pulls")
+        path = repo_path(repo, "/pulls")
         data = {"title": clip_title(title), "head": head, "base": base, "body": clip(body)}
 
         async def open_(token: str) -> PullRequestRef:
@@ -313,7 +316,7 @@ class GitHubForge:
         query = urlencode(
             {"state": "open", "head": f"{owner}:{head}", "base": base}, quote_via=quote
         )
-        path = _repo_path(repo, "/pulls")
+        path = repo_path(repo, "/pulls")
         found = await self._send("GET", f"{path}?{query}", token)
         if not isinstance(found, list):
             raise PermanentForgeError(f"GitHub GET {path}: the response is not a list")
@@ -324,7 +327,7 @@ class GitHubForge:
 
     async def _call(self, repo: RepoHandle, operation: Callable[[str], Awaitable[T]]) -> T:
         """``operation(installation token)``, retried; a refused token is replaced once."""
-        installation = _installation(repo)
+        installation = installation_of(repo)
 
         async def attempt() -> T:
             token = await self._tokens.get(installation)
@@ -389,25 +392,3 @@ class GitHubForge:
 
 def _log_retry(exc: TransientForgeError, delay: float) -> None:
     log.warning("%s; retrying in %.1fs", exc, delay)
-
-
-def _host_of(url: str, what: str) -> str:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise PermanentForgeError(f"{what} is not an http(s) URL with a host")
-    return parts.netloc.rpartition("@")[2].lower()
-
-
-def _installation(repo: RepoHandle) -> int:
-    if repo.forge != "github":
-        raise PermanentForgeError(f"{repo.full_name} is a {repo.forge} repository, not GitHub")
-    if repo.installation_id is None:
-        raise PermanentForgeError(f"{repo.full_name}: no GitHub App installation id")
-    return repo.installation_id
-
-
-def _repo_path(repo: RepoHandle, suffix: str) -> str:
-    owner, _, name = repo.full_name.partition("/")
-    if not owner or not name or "/" in name:
-        raise PermanentForgeError(f"{repo.full_name!r} is not an owner/name repository")
-    return f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}{suffix}"

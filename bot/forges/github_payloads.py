@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import quote, urlsplit
 
 from bot.errors import ForgeError, PermanentForgeError
 from bot.forges import clipping, responses
-from bot.forges.base import Annotation, Conclusion, Permission, PullRequestRef
+from bot.forges.base import Annotation, Conclusion, Permission, PullRequestRef, RepoHandle
 from bot.forges.http_errors import detail
 from bot.forges.http_errors import http_error as common_http_error
 from bot.forges.retry import server_wait
@@ -117,3 +118,25 @@ def started_run(listing: Any, external_id: str, where: str) -> str | None:
         and isinstance(run.get("id"), int)
     ]
     return str(max(ids)) if ids else None
+
+
+def host_of(url: str, what: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise PermanentForgeError(f"{what} is not an http(s) URL with a host")
+    return parts.netloc.rpartition("@")[2].lower()
+
+
+def installation_of(repo: RepoHandle) -> int:
+    if repo.forge != "github":
+        raise PermanentForgeError(f"{repo.full_name} is a {repo.forge} repository, not GitHub")
+    if repo.installation_id is None:
+        raise PermanentForgeError(f"{repo.full_name}: no GitHub App installation id")
+    return repo.installation_id
+
+
+def repo_path(repo: RepoHandle, suffix: str) -> str:
+    owner, _, name = repo.full_name.partition("/")
+    if not owner or not name or "/" in name:
+        raise PermanentForgeError(f"{repo.full_name!r} is not an owner/name repository")
+    return f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}{suffix}"

@@ -54,6 +54,7 @@ from bot.forges.base import (
 )
 from bot.forges.gitlab_api import (
     NOTE_LIMIT,
+    PER_PAGE,
     GitLabAPI,
     by_bot,
     clip,
@@ -61,14 +62,12 @@ from bot.forges.gitlab_api import (
     find_mr,
     merge_request,
     mr_ref,
-    our_discussions,
-    post_discussion,
 )
+from bot.forges.gitlab_discussions import Done, sync_discussions
 from bot.forges.locks import KeyedLocks
 from bot.forges.plans import (
     PostedComment,
     SummaryAction,
-    plan_line_comments,
     plan_summary,
     summary_body,
 )
@@ -92,7 +91,6 @@ RUNNING_DESCRIPTION = "Checking…"
 TITLE_LIMIT = 255  # characters, a merge request title
 DESCRIPTION_BODY_LIMIT = 1_048_576  # characters, a merge request description
 REMEMBERED_STATUSES = 10_000  # (project, sha, name) → state posted; oldest forgotten first
-PER_PAGE = 100
 # Access levels: 10 guest, 15 planner, 20 reporter, 30 developer, 40 maintainer, 50 owner
 # (5 is "minimal access": no repository access at all).
 ACCESS = ((50, Permission.ADMIN), (40, Permission.MAINTAIN), (30, Permission.WRITE))
@@ -224,50 +222,12 @@ class GitLabForge:
         # base_sha is not needed: GitLab's latest version names the diff's base and start.
         project, iid = _project(repo), int(number)
         me = await self._me()
-        # Kept across attempts: a retry after a failure half-way counts (and limits) what the
-        # earlier attempt already did instead of treating it as found.
-        done: dict[str, set[str]] = {"posted": set(), "resolved": set()}
+        done = Done()  # kept across attempts
 
         def sync(gl: gitlab.Gitlab) -> LineCommentSync:
             mr = merge_request(gl, project, iid)
-            # Newest first; a position must name the latest version's three shas exactly.
-            latest = next(iter(mr.diffs.list(iterator=True)), None)
-            version = latest.attributes if latest is not None else {}
-            if version.get("head_commit_sha") != head_sha:
-                log.info(
-                    "%s!%d: head is %s, not %s; line comments left to the newer push",
-                    repo.full_name,
-                    iid,
-                    version.get("head_commit_sha"),
-                    head_sha,
-                )
-                return LineCommentSync()
-            ours = our_discussions(mr.discussions.list(iterator=True, per_page=PER_PAGE), me)
-            again = {c.fingerprint for c in ours} & done["posted"]  # an earlier attempt's
-            # Every new finding is planned: the limit counts the posts GitLab took, below, for
-            # a refused position must not cost the next finding its comment.
-            plan = plan_line_comments(ours, findings, len(findings))
-            reopen = {c.fingerprint: c.id for c in plan.reopen}
-            new = {f.fingerprint for f in plan.post}
-            posted, over_limit = len(again), 0
-            for finding in _each_once(findings):  # in order: reopens and posts interleave
-                if finding.fingerprint in reopen:
-                    mr.discussions.update(reopen[finding.fingerprint], {"resolved": False})
-                elif finding.fingerprint not in new:
-                    continue
-                elif posted >= limit:
-                    over_limit += 1
-                elif post_discussion(mr, finding, version):
-                    done["posted"].add(finding.fingerprint)
-                    posted += 1
-                else:
-                    over_limit += 1  # GitLab refused its position: left for the summary
-            for comment in plan.resolve:
-                mr.discussions.update(comment.id, {"resolved": True})
-                done["resolved"].add(comment.fingerprint)
-            gone = {c.fingerprint for c in ours} - {f.fingerprint for f in findings}
-            resolved = len(gone & done["resolved"])
-            return LineCommentSync(posted, resolved, plan.unchanged - len(again), over_limit)
+            where = f"{repo.full_name}!{iid}"
+            return sync_discussions(mr, where, me, head_sha, findings, limit, done)
 
         async with self._locks.hold(("discussions", project, str(iid))):
             return await self._retrying(lambda: self._api.run(sync))
@@ -392,14 +352,6 @@ class GitLabForge:
 
     def _log_retry(self, exc: TransientForgeError, delay: float) -> None:
         log.warning("%s; retrying in %.1fs", self._api.redact(exc), delay)
-
-
-def _each_once(findings: Sequence[LineFinding]) -> list[LineFinding]:
-    """The first finding of each fingerprint, in order."""
-    first: dict[str, LineFinding] = {}
-    for finding in findings:
-        first.setdefault(finding.fingerprint, finding)
-    return list(first.values())
 
 
 def _check_repo(repo: RepoHandle) -> None:

@@ -18,7 +18,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -29,9 +29,8 @@ import requests
 
 from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
 from bot.forges import clipping
-from bot.forges.base import LineFinding, PullRequestRef, finding_marker, marker_fingerprint
+from bot.forges.base import PullRequestRef
 from bot.forges.http_errors import http_error
-from bot.forges.plans import LineComment
 from bot.forges.redaction import redact, secrets_list, token_forms
 from bot.forges.retry import server_wait
 
@@ -41,6 +40,7 @@ log = logging.getLogger("ichor.forge.gitlab")
 USER_AGENT = "ichor-bot"
 DESCRIPTION_LIMIT = 255  # characters, a commit status description
 NOTE_LIMIT = 1_000_000  # characters, a note or discussion body
+PER_PAGE = 100  # items per page of a listing: GitLab's most
 TRUNCATED = "\n\n… (truncated to GitLab's size limit; the full result is in the job's report)"
 _TRANSIENT_TRANSPORT = (
     requests.ConnectionError,  # refused, reset, DNS, TLS, proxy
@@ -217,53 +217,6 @@ def by_bot(note: dict[str, Any], me: int) -> bool:
     """Written by the token's user and not by GitLab itself: a person quoting a marker must
     not have their note rewritten."""
     return not note.get("system") and _author_id(note) == me
-
-
-def our_discussions(listed: Iterable[Any], me: int) -> list[LineComment]:
-    """The bot's finding discussions, one per fingerprint: the first note is the bot's and
-    holds a marker. Reopenable: resolved by the bot (or by a push), never by a person."""
-    ours: dict[str, LineComment] = {}
-    for discussion in listed:
-        notes = discussion.attributes.get("notes") or []
-        first = notes[0] if notes and isinstance(notes[0], dict) else {}
-        if not by_bot(first, me):
-            continue
-        fingerprint = marker_fingerprint(str(first.get("body") or ""))
-        if fingerprint is None or fingerprint in ours:
-            continue
-        resolver = first.get("resolved_by")
-        resolver_id = resolver.get("id") if isinstance(resolver, dict) else None
-        ours[fingerprint] = LineComment(
-            id=discussion.attributes["id"],
-            fingerprint=fingerprint,
-            resolved=bool(first.get("resolved")),
-            reopenable=resolver_id in (None, me) or bool(first.get("resolved_by_push")),
-        )
-    return list(ours.values())
-
-
-def post_discussion(mr: Any, finding: LineFinding, version: dict[str, Any]) -> bool:
-    """One new discussion on the diff; False when GitLab refuses the position (a line
-    outside the diff), which must not cost the other findings their comments."""
-    position = {
-        "position_type": "text",
-        "base_sha": version.get("base_commit_sha"),
-        "start_sha": version.get("start_commit_sha"),
-        "head_sha": version.get("head_commit_sha"),
-        # An added file needs old_path too, equal to new_path (findings are on new lines).
-        "new_path": finding.path,
-        "old_path": finding.path,
-        "new_line": finding.line,
-    }
-    body = clip(finding.body, NOTE_LIMIT - 100) + "\n\n" + finding_marker(finding.fingerprint)
-    try:
-        mr.discussions.create({"body": body, "position": position})
-    except gitlab.exceptions.GitlabCreateError as exc:
-        if exc.response_code != 400:
-            raise
-        log.warning("%s:%d: GitLab refused the line comment: %s", finding.path, finding.line, exc)
-        return False
-    return True
 
 
 def find_mr(gl: gitlab.Gitlab, project: str, head: str, base: str) -> PullRequestRef | None:

@@ -45,3 +45,14 @@ class PermanentForgeError(ForgeError):
 
 class GitStoreError(IchorError):
     """The local mirror could not be created or fetched into."""
+
+
+class ForgeStatusError(PermanentForgeError):
+    """A forge answered an HTTP error status that retrying will not change (a 4xx other than a
+    rate limit, or a redirect). ``status`` lets callers treat 401, 404, 409 or 422 as the
+    answers they are; ``message`` is the forge's own explanation, redacted and clipped."""
+
+    def __init__(self, text: str, *, status: int, message: str = "") -> None:
+        super().__init__(text)
+        self.status = status
+        self.message = message

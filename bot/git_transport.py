@@ -145,7 +145,7 @@ def run_fetch(
         raise TransientForgeError(f"git fetch timed out after {timeout:g}s {where}")
     if code == 0:
         return
-    text = _scrub(err.decode("utf-8", "replace"), _secrets(credentials))
+    text = scrub(err.decode("utf-8", "replace"), _secrets(credentials))
     message = f"git fetch failed {where}: {_first_line(text.encode())}"
     lowered = text.lower()
     status = _HTTP_STATUS.search(lowered)
@@ -204,8 +204,7 @@ def _secrets(credentials: GitCredentials | None) -> list[str]:
     return list(secrets_list(header_forms(credentials.header)))
 
 
-def _scrub(text: str, secrets: list[str]) -> str:
-    return scrub(text, secrets)
+_scrub = scrub  # the shared redaction; bot.gitstore (and its tests) reach it by this name
 
 
 def _first_line(stderr: bytes) -> str:

@@ -20,13 +20,18 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from bot.checks.compare import CheckComparison
-from bot.forges.base import Annotation, AnnotationLevel, CheckOutput, Conclusion
+from bot.forges.base import CHECK_NAME as CHECK_NAME  # defined once, beside the adapters
+from bot.forges.base import (
+    SUMMARY_MARKER,
+    Annotation,
+    AnnotationLevel,
+    CheckOutput,
+    Conclusion,
+)
 from bot.gate.codes import CODES, IssueCode, Severity
 from bot.gate.report import Issue, Verdict
 from bot.paths import display_path
 
-CHECK_NAME = "ichor/acceptance"
-SUMMARY_MARKER = "<!-- ichor:summary -->"
 MAX_OUTPUT_CHARS = 65535  # GitHub's limit for output.summary and output.text
 MAX_COMMENT_CHARS = 60000  # under GitHub's 65,536 and GitLab's 1,000,000; Gitea has none
 MAX_TITLE_CHARS = 255

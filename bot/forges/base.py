@@ -15,6 +15,11 @@ from typing import Literal, Protocol
 
 AnnotationLevel = Literal["notice", "warning", "failure"]
 
+# The name the check (run or commit status) is shown under; branch protection requires it.
+CHECK_NAME = "ichor/acceptance"
+# Hidden in the one summary comment the bot keeps per change request, so it finds it again.
+SUMMARY_MARKER = "<!-- ichor:summary -->"
+
 
 class Permission(enum.IntEnum):
     """A user's access to a repository, ordered so ``>=`` compares them."""

@@ -35,29 +35,46 @@ from urllib.parse import quote
 
 import httpx
 
-from bot.errors import PermanentForgeError, TransientForgeError
+from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
 from bot.forges.base import (
+    CHECK_NAME,
+    SUMMARY_MARKER,
     CheckHandle,
     CheckOutput,
-    Conclusion,
     GitCredentials,
     LineCommentSync,
     LineFinding,
     Permission,
     PullRequestRef,
     RepoHandle,
-    finding_marker,
     headline,
     marker_fingerprint,
 )
 from bot.forges.gitea_http import (
+    NEEDS_ADMIN,
+    PENDING_DESCRIPTION,
+    PERMISSIONS,
+    STATES,
     GiteaHTTP,
-    GiteaStatusError,
+    comment_url,
     field,
     newest_status,
     pull_ref,
     repo_path,
+    review_payload,
+    same_user,
+    status_line,
 )
+from bot.forges.locks import KeyedLocks
+from bot.forges.plans import (
+    LineComment,
+    PostedComment,
+    SummaryAction,
+    plan_line_comments,
+    plan_summary,
+    summary_body,
+)
+from bot.forges.pulls import open_or_find
 from bot.forges.responses import side
 from bot.forges.retry import with_retries
 from bot.settings import Settings
@@ -65,28 +82,7 @@ from bot.settings import Settings
 T = TypeVar("T")
 log = logging.getLogger("ichor.forge.gitea")
 
-SUMMARY_MARKER = "<!-- ichor:summary -->"
-STATES = {
-    Conclusion.SUCCESS: "success",
-    Conclusion.NEUTRAL: "success",
-    Conclusion.FAILURE: "failure",
-    Conclusion.ACTION_REQUIRED: "failure",
-    Conclusion.ERROR: "error",
-}
-PENDING_DESCRIPTION = "The acceptance gate is running"
-# Gitea shows a status description on one line next to the context; GitHub's 140 is a good cap.
-DESCRIPTION_LIMIT = 140
-PERMISSIONS = {
-    "owner": Permission.ADMIN,
-    "admin": Permission.ADMIN,
-    "write": Permission.WRITE,
-    "read": Permission.READ,
-    "none": Permission.NONE,
-}
-NEEDS_ADMIN = (
-    "the Gitea token's user needs admin rights on {repo} to read another user's permission "
-    "(make it a repository admin, or use an admin's token in ICHOR_GITEA_TOKEN)"
-)
+__all__ = ["SUMMARY_MARKER", "GiteaForge"]
 
 
 class GiteaForge:
@@ -101,13 +97,13 @@ class GiteaForge:
         token: str,
         client: httpx.AsyncClient | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        check_name: str = "ichor/acceptance",
+        check_name: str = CHECK_NAME,
     ) -> None:
         self._http = GiteaHTTP(url, token, client)
         self._sleep = sleep
         self._check_name = check_name
         self._me: dict[str, Any] | None = None
-        self._locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self._locks = KeyedLocks()
         self._can_resolve: bool | None = None  # None: no resolve tried yet
         # (repository, sha) -> (state, description) an earlier run of a resumed job posted.
         self._posted_before: dict[tuple[str, str], tuple[str, str]] = {}
@@ -155,13 +151,12 @@ class GiteaForge:
     ) -> None:
         state, description = STATES[output.conclusion], headline(output)
         before = self._posted_before.pop((repo.full_name, check.head_sha), None)
-        if before == (state, _line(description)):
+        if before == (state, status_line(description)):
             return
         await self._status(repo, check.head_sha, state, description, output.details_url)
 
     async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str | None:
-        if SUMMARY_MARKER not in body:
-            body = f"{SUMMARY_MARKER}\n{body}"
+        body = summary_body(body)
         comments = repo_path(repo, f"/issues/{int(number)}/comments")
 
         async def upsert() -> str | None:
@@ -170,17 +165,26 @@ class GiteaForge:
             listed = await self._http.get(comments)
             if not isinstance(listed, list):
                 raise PermanentForgeError(f"Gitea GET {comments}: the response is not a list")
-            mine = next((c for c in listed if _is_summary(c, me)), None)
-            if mine is None:
+            found = [c for c in listed if isinstance(c, dict)]
+            plan = plan_summary(
+                (
+                    PostedComment(i, str(c.get("body") or ""), same_user(c.get("user"), me))
+                    for i, c in enumerate(found)
+                ),
+                body,
+            )
+            if plan.existing is None:
                 created = (await self._http.send("POST", comments, {"body": body})).body
-                return _url(created)
-            if mine.get("body") == body:
-                return _url(mine)
+                return comment_url(created)
+            mine = found[int(plan.existing.id)]
+            if plan.action is SummaryAction.KEEP:
+                return comment_url(mine)
             edit = repo_path(repo, f"/issues/comments/{int(field(mine, 'id', comments))}")
             edited = (await self._http.send("PATCH", edit, {"body": body})).body
-            return _url(edited) or _url(mine)
+            return comment_url(edited) or comment_url(mine)
 
-        async with self._lock(repo, number):
+        # Two jobs of this process for one PR must not both find nothing and both post.
+        async with self._locks.hold((repo.full_name, int(number))):
             return await self._retrying(upsert)
 
     async def sync_line_comments(
@@ -193,9 +197,7 @@ class GiteaForge:
         findings: Sequence[LineFinding],
         limit: int,
     ) -> LineCommentSync:
-        wanted: dict[str, LineFinding] = {}
-        for finding in findings:
-            wanted.setdefault(finding.fingerprint, finding)
+        wanted = len({f.fingerprint for f in findings})
         # Counts survive a retried attempt, which re-lists and so sees its own earlier posts;
         # a batch whose answer was lost is counted as posted once the listing shows it.
         done = {"posted": 0, "resolved": 0}
@@ -204,39 +206,45 @@ class GiteaForge:
         async def sync() -> LineCommentSync:
             me = await self._whoami()
             ours = await self._bot_review_comments(repo, number, me)
-            commented = {fingerprint for fingerprint, _ in ours}
-            done["posted"] += len(unconfirmed & commented)
+            done["posted"] += len(unconfirmed & {fingerprint for fingerprint, _ in ours})
             unconfirmed.clear()
-            new = [f for fp, f in wanted.items() if fp not in commented]
-            batch = new[: max(0, limit - done["posted"])]
-            if batch:
-                unconfirmed.update(f.fingerprint for f in batch)
-                await self._post_review(repo, number, head_sha, batch)
+            existing = [
+                LineComment(
+                    i,
+                    fingerprint,
+                    resolved=isinstance(comment.get("resolver"), dict),
+                    reopenable=same_user(comment.get("resolver"), me),
+                )
+                for i, (fingerprint, comment) in enumerate(ours)
+            ]
+            plan = plan_line_comments(existing, findings, limit - done["posted"])
+            if plan.post:
+                unconfirmed.update(f.fingerprint for f in plan.post)
+                await self._post_review(repo, number, head_sha, plan.post)
                 unconfirmed.clear()
-                done["posted"] += len(batch)
-            for fingerprint, comment in ours:
-                resolver = comment.get("resolver")
-                if fingerprint in wanted:
-                    if isinstance(resolver, dict) and _same_user(resolver, me):
-                        await self._mark(repo, comment, resolve=False)
-                elif not isinstance(resolver, dict) and await self._mark(repo, comment):
+                done["posted"] += len(plan.post)
+            marks = {int(c.id): False for c in plan.reopen} | {
+                int(c.id): True for c in plan.resolve
+            }
+            for i, resolve in sorted(marks.items()):  # in listing order
+                if await self._mark(repo, ours[i][1], resolve=resolve) and resolve:
                     done["resolved"] += 1
-            over = len(new) - len(batch)
+            over = len(plan.over_limit)
             return LineCommentSync(
                 posted=done["posted"],
                 resolved=done["resolved"],
-                unchanged=len(wanted) - done["posted"] - over,
+                unchanged=wanted - done["posted"] - over,
                 over_limit=over,
             )
 
-        async with self._lock(repo, number):
+        async with self._locks.hold((repo.full_name, int(number))):
             return await self._retrying(sync)
 
     async def permission(self, repo: RepoHandle, user: str) -> Permission:
         path = repo_path(repo, f"/collaborators/{quote(user, safe='')}/permission")
         try:
             body = await self._retrying(lambda: self._http.get(path))
-        except GiteaStatusError as exc:
+        except ForgeStatusError as exc:
             if exc.status == 404:  # no such user
                 return Permission.NONE
             if exc.status != 403:
@@ -264,19 +272,12 @@ class GiteaForge:
         path = repo_path(repo, "/pulls")
         data = {"head": head, "base": base, "title": title, "body": body}
 
-        async def open_or_find() -> PullRequestRef:
-            try:
-                return pull_ref((await self._http.send("POST", path, data)).body, path)
-            except GiteaStatusError as exc:
-                if exc.status != 409:
-                    raise
-                # It exists: a retry whose first POST landed, or a concurrent job opened it.
-                existing = await self._find_pull(repo, head, base)
-                if existing is None:
-                    raise
-                return existing
+        async def open_() -> PullRequestRef:
+            return pull_ref((await self._http.send("POST", path, data)).body, path)
 
-        return await self._retrying(open_or_find)
+        return await self._retrying(
+            lambda: open_or_find(open_, lambda: self._find_pull(repo, head, base), exists=409)
+        )
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -284,7 +285,11 @@ class GiteaForge:
         self, repo: RepoHandle, sha: str, state: str, description: str, url: str | None
     ) -> None:
         path = repo_path(repo, f"/statuses/{quote(sha, safe='')}")
-        data = {"state": state, "context": self._check_name, "description": _line(description)}
+        data = {
+            "state": state,
+            "context": self._check_name,
+            "description": status_line(description),
+        }
         if url:
             data["target_url"] = url
         await self._retrying(lambda: self._http.send("POST", path, data))
@@ -300,7 +305,7 @@ class GiteaForge:
         if self._me is None:
             try:
                 me = await self._http.get("/user")
-            except GiteaStatusError as exc:
+            except ForgeStatusError as exc:
                 if exc.status != 403:
                     raise
                 # Comments are told apart by author: without this, every summary would be new.
@@ -317,7 +322,7 @@ class GiteaForge:
         reviews = await self._http.pages(repo_path(repo, f"/pulls/{int(number)}/reviews"))
         ours: list[tuple[str, dict[str, Any]]] = []
         for review in reviews:
-            if not isinstance(review, dict) or not _same_user(review.get("user"), me):
+            if not isinstance(review, dict) or not same_user(review.get("user"), me):
                 continue
             if review.get("comments_count") == 0:
                 continue  # a review without line comments: no request for nothing
@@ -325,7 +330,7 @@ class GiteaForge:
             path = repo_path(repo, f"/pulls/{int(number)}/reviews/{review_id}/comments")
             listed = await self._http.get(path)
             for comment in listed if isinstance(listed, list) else []:
-                if not isinstance(comment, dict) or not _same_user(comment.get("user"), me):
+                if not isinstance(comment, dict) or not same_user(comment.get("user"), me):
                     continue
                 fingerprint = marker_fingerprint(str(comment.get("body") or ""))
                 if fingerprint is not None:
@@ -335,21 +340,7 @@ class GiteaForge:
     async def _post_review(
         self, repo: RepoHandle, number: int, head_sha: str, batch: Sequence[LineFinding]
     ) -> None:
-        count = f"{len(batch)} new finding" + ("s" if len(batch) != 1 else "")
-        data = {
-            "commit_id": head_sha,
-            # Without an event Gitea keeps the review PENDING: invisible to everyone else.
-            "event": "COMMENT",
-            "body": f"{self._check_name}: {count}.",
-            "comments": [
-                {
-                    "path": f.path,
-                    "body": f"{f.body}\n\n{finding_marker(f.fingerprint)}",
-                    "new_position": f.line,  # a line number of the head version
-                }
-                for f in batch
-            ],
-        }
+        data = review_payload(self._check_name, head_sha, batch)
         path = repo_path(repo, f"/pulls/{int(number)}/reviews")
         await self._http.send("POST", path, data)
 
@@ -364,7 +355,7 @@ class GiteaForge:
         path = repo_path(repo, f"/pulls/comments/{comment_id}/{verb}")
         try:
             await self._http.send("POST", path)
-        except GiteaStatusError as exc:
+        except ForgeStatusError as exc:
             if exc.status in (404, 405) and self._can_resolve is None:
                 self._can_resolve = False
                 log.info("this Gitea/Forgejo has no API to resolve review comments (%s)", exc)
@@ -378,7 +369,7 @@ class GiteaForge:
         path = repo_path(repo, f"/pulls/{quote(base, safe='')}/{quote(head, safe='')}")
         try:
             found = await self._http.get(path)
-        except GiteaStatusError as exc:
+        except ForgeStatusError as exc:
             if exc.status == 404:
                 return None
             raise
@@ -396,41 +387,9 @@ class GiteaForge:
                 return pull_ref(item, pulls)
         return None
 
-    def _lock(self, repo: RepoHandle, number: int) -> asyncio.Lock:
-        # Two jobs of this process for one PR must not both find nothing and both post.
-        return self._locks.setdefault((repo.full_name, int(number)), asyncio.Lock())
-
     async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
         return await with_retries(call, sleep=self._sleep, on_retry=_log_retry)
 
 
 def _log_retry(exc: TransientForgeError, delay: float) -> None:
     log.warning("%s; retrying in %.1fs", exc, delay)
-
-
-def _same_user(user: Any, me: dict[str, Any]) -> bool:
-    if not isinstance(user, dict):
-        return False
-    if user.get("id") is not None and me.get("id") is not None:
-        return bool(user["id"] == me["id"])
-    return bool(user.get("login")) and user.get("login") == me.get("login")
-
-
-def _is_summary(comment: Any, me: dict[str, Any]) -> bool:
-    """Ours and marked: a person quoting the marker must not have their comment rewritten."""
-    return (
-        isinstance(comment, dict)
-        and SUMMARY_MARKER in str(comment.get("body") or "")
-        and _same_user(comment.get("user"), me)
-    )
-
-
-def _url(comment: Any) -> str | None:
-    if not isinstance(comment, dict):
-        return None
-    return str(comment.get("html_url") or "") or None
-
-
-def _line(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= DESCRIPTION_LIMIT else text[: DESCRIPTION_LIMIT - 1] + "…"

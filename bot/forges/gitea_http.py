@@ -1,20 +1,18 @@
 """HTTP plumbing of the Gitea/Forgejo adapter: one request, its errors, listings by page,
-and reading the objects Gitea answers with.
+reading the objects Gitea answers with and shaping what the adapter sends.
 
 Every failure leaves here as a :class:`bot.errors.ForgeError` whose text names the method, the
 API path and the status with Gitea's own ``message``, and never the token: it is cut from every
 error text, whatever echoed it. 5xx, 429, timeouts and transport errors are transient; other
-4xx are permanent (:class:`GiteaStatusError`, whose ``status`` lets callers treat 403, 404 and
-409 specially).
+4xx are permanent (:class:`bot.errors.ForgeStatusError`, whose ``status`` lets callers treat
+403, 404 and 409 specially).
 """
 
 from __future__ import annotations
 
-import datetime
-import email.utils
-import http
 import json
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -23,8 +21,18 @@ import httpx
 
 from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
 from bot.forges import responses
-from bot.forges.base import PullRequestRef, RepoHandle
-from bot.forges.redaction import scrub, secrets_list, token_forms
+from bot.forges.base import (
+    Conclusion,
+    LineFinding,
+    Permission,
+    PullRequestRef,
+    RepoHandle,
+    finding_marker,
+)
+from bot.forges.clipping import one_line
+from bot.forges.http_errors import http_error
+from bot.forges.redaction import redact, secrets_list, token_forms
+from bot.forges.retry import server_wait
 
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 # Gitea's MAX_RESPONSE_ITEMS defaults to 50 and caps ``limit``; an instance may cap it lower,
@@ -33,14 +41,6 @@ FORGES = ("gitea", "forgejo")  # RepoHandle.forge values this adapter serves
 PAGE_SIZE = 50
 MAX_PAGES = 100  # a server that ignores ``page`` must not loop us forever
 _MAX_MESSAGE = 64 * 1024  # of an error body read for its message (then scrubbed, then cut)
-
-
-class GiteaStatusError(PermanentForgeError):
-    """A 4xx (other than 429) that Gitea answered."""
-
-    def __init__(self, message: str, *, status: int) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +52,14 @@ class Reply:
 class GiteaHTTP:
     """Requests to ``<url>/api/v1`` with ``Authorization: token <token>``."""
 
-    def __init__(self, url: str, token: str, client: httpx.AsyncClient | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        token: str,
+        client: httpx.AsyncClient | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise PermanentForgeError("the Gitea URL (ICHOR_GITEA_URL) is not an http(s) URL")
@@ -69,6 +76,7 @@ class GiteaHTTP:
         # The token as sent here, and as git sends it (the Basic user name, see git_credentials).
         self._secrets = secrets_list(token_forms(token))
         self._headers = {"Authorization": f"token {token}", "Accept": "application/json"}
+        self._clock = clock
         self._owns_client = client is None
         # No redirects: following one would send the token wherever it points.
         self._client = client if client is not None else httpx.AsyncClient(timeout=TIMEOUT)
@@ -97,9 +105,10 @@ class GiteaHTTP:
             )
         except httpx.TransportError as exc:  # timeouts included
             text = f"{where}: {type(exc).__name__} {exc}".strip()
-            raise self._redact(TransientForgeError(text)) from exc
+            raise redact(TransientForgeError(text), self._secrets) from exc
         if response.status_code >= 300:
-            raise self._redact(_http_error(where, response, self._secrets)) from None
+            error = _http_error(where, response, self._secrets, now=self._clock())
+            raise redact(error, self._secrets) from None
         if not response.content.strip():
             return Reply(None, response.headers)
         try:
@@ -134,31 +143,20 @@ class GiteaHTTP:
                 break
         return items
 
-    def _redact(self, error: ForgeError) -> ForgeError:
-        text = str(error)
-        scrubbed = scrub(text, self._secrets)
-        if scrubbed != text:
-            error.args = (scrubbed,)
-        return error
 
-
-def _http_error(where: str, response: httpx.Response, secrets: Sequence[str]) -> ForgeError:
-    status = response.status_code
-    phrase = _phrase(status)
-    # Cut the secrets before shortening: a token cut in half would no longer be found.
-    detail = scrub(" ".join(_message(response).split()), secrets)[:300]
-    text = f"{where}: {status} {phrase}".rstrip() + (
-        f": {detail}" if detail and detail.lower() != phrase.lower() else ""
-    )
-    if status >= 500 or status == 429:
-        return TransientForgeError(text, retry_after=_retry_after(response.headers))
+def _http_error(
+    where: str, response: httpx.Response, secrets: Sequence[str], *, now: float
+) -> ForgeError:
+    status, hint = response.status_code, ""
     if 300 <= status < 400:
         # Gitea redirects a renamed repository; the caller must use the new name.
-        location = response.headers.get("location", "")
-        return GiteaStatusError(f"{text} (redirected to {location})", status=status)
-    if status == 401:
-        text += " (the token was refused: check ICHOR_GITEA_TOKEN and its scopes)"
-    return GiteaStatusError(text, status=status)
+        hint = f" (redirected to {response.headers.get('location', '')})"
+    elif status == 401:
+        hint = " (the token was refused: check ICHOR_GITEA_TOKEN and its scopes)"
+    wait = server_wait(response.headers, now)
+    return http_error(
+        where, status, _message(response), secrets=secrets, retry_after=wait, hint=hint
+    )
 
 
 def _message(response: httpx.Response) -> str:
@@ -176,31 +174,6 @@ def _message(response: httpx.Response) -> str:
     return message
 
 
-def _phrase(status: int) -> str:
-    try:
-        return http.HTTPStatus(status).phrase
-    except ValueError:
-        return ""
-
-
-def _retry_after(headers: httpx.Headers) -> float | None:
-    """Seconds from ``Retry-After``: delta-seconds or an HTTP date (proxies send either)."""
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=datetime.UTC)
-    return max(0.0, (when - datetime.datetime.now(datetime.UTC)).total_seconds())
-
-
 def _int(value: str | None) -> int | None:
     try:
         return int(value) if value is not None else None
@@ -208,7 +181,29 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-# -- reading what Gitea names ---------------------------------------------------------
+# -- reading and writing what Gitea names ---------------------------------------------
+
+STATES = {
+    Conclusion.SUCCESS: "success",
+    Conclusion.NEUTRAL: "success",
+    Conclusion.FAILURE: "failure",
+    Conclusion.ACTION_REQUIRED: "failure",
+    Conclusion.ERROR: "error",
+}
+PENDING_DESCRIPTION = "The acceptance gate is running"
+# Gitea shows a status description on one line next to the context; GitHub's 140 is a good cap.
+DESCRIPTION_LIMIT = 140
+PERMISSIONS = {
+    "owner": Permission.ADMIN,
+    "admin": Permission.ADMIN,
+    "write": Permission.WRITE,
+    "read": Permission.READ,
+    "none": Permission.NONE,
+}
+NEEDS_ADMIN = (
+    "the Gitea token's user needs admin rights on {repo} to read another user's permission "
+    "(make it a repository admin, or use an admin's token in ICHOR_GITEA_TOKEN)"
+)
 
 
 def repo_path(repo: RepoHandle, suffix: str) -> str:
@@ -239,3 +234,40 @@ def newest_status(listed: Any, context: str) -> tuple[str, str] | None:
         return None
     newest = max(ours, key=lambda s: int(s["id"]))
     return str(newest.get("status")), str(newest.get("description") or "")
+
+
+def review_payload(label: str, head_sha: str, batch: Sequence[LineFinding]) -> dict[str, Any]:
+    """One ``COMMENT`` review holding a line comment per finding, each with its marker."""
+    count = f"{len(batch)} new finding" + ("s" if len(batch) != 1 else "")
+    return {
+        "commit_id": head_sha,
+        # Without an event Gitea keeps the review PENDING: invisible to everyone else.
+        "event": "COMMENT",
+        "body": f"{label}: {count}.",
+        "comments": [
+            {
+                "path": f.path,
+                "body": f"{f.body}\n\n{finding_marker(f.fingerprint)}",
+                "new_position": f.line,  # a line number of the head version
+            }
+            for f in batch
+        ],
+    }
+
+
+def same_user(user: Any, me: dict[str, Any]) -> bool:
+    if not isinstance(user, dict):
+        return False
+    if user.get("id") is not None and me.get("id") is not None:
+        return bool(user["id"] == me["id"])
+    return bool(user.get("login")) and user.get("login") == me.get("login")
+
+
+def comment_url(comment: Any) -> str | None:
+    if not isinstance(comment, dict):
+        return None
+    return str(comment.get("html_url") or "") or None
+
+
+def status_line(text: str) -> str:
+    return one_line(text, DESCRIPTION_LIMIT)

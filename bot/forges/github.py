@@ -24,15 +24,17 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, urlencode
 
 import gidgethub
 import gidgethub.httpx
 import httpx
 
-from bot.errors import PermanentForgeError, TransientForgeError
+from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
 from bot.forges import github_reviews
 from bot.forges.base import (
+    CHECK_NAME,
+    SUMMARY_MARKER,
     CheckHandle,
     CheckOutput,
     GitCredentials,
@@ -48,20 +50,24 @@ from bot.forges.github_payloads import (
     ANNOTATIONS_PER_REQUEST,
     CONCLUSIONS,
     ROLES,
-    SUMMARY_MARKER,
-    StatusError,
     annotation,
+    by_a_person,
     clip,
     clip_title,
     field,
+    host_of,
     html_url,
     http_error,
-    is_summary,
-    phrase,
+    installation_of,
     pull_ref,
-    redact,
+    repo_path,
     started_run,
 )
+from bot.forges.http_errors import phrase
+from bot.forges.locks import KeyedLocks
+from bot.forges.plans import PostedComment, SummaryAction, plan_summary, summary_body
+from bot.forges.pulls import open_or_find
+from bot.forges.redaction import redact, secrets_list, token_forms
 from bot.forges.retry import with_retries
 from bot.settings import Settings
 
@@ -83,7 +89,7 @@ class _GitHubAPI(gidgethub.httpx.GitHubAPI):
     ) -> tuple[int, Mapping[str, str], bytes]:
         status, response_headers, content = await super()._request(method, url, headers, body)
         # gidgethub builds http.HTTPStatus(status), a ValueError for a proxy's 520 or 599.
-        if phrase(status) is None:
+        if not phrase(status):
             raise _OddStatus(status, response_headers)
         return status, response_headers, content
 
@@ -103,11 +109,11 @@ class GitHubForge:
         client: httpx.AsyncClient | None = None,
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        check_name: str = "ichor/acceptance",
+        check_name: str = CHECK_NAME,
         requester: str = "ichor-bot",
     ) -> None:
-        _host_of(api_url, "the GitHub API URL")
-        self._web_host = _host_of(web_url, "the GitHub web URL")
+        host_of(api_url, "the GitHub API URL")
+        self._web_host = host_of(web_url, "the GitHub web URL")
         self._owns_client = client is None
         self._client = client if client is not None else httpx.AsyncClient(timeout=TIMEOUT)
         self._gh = _GitHubAPI(self._client, requester, base_url=api_url)
@@ -117,7 +123,7 @@ class GitHubForge:
         self._tokens = InstallationTokens(
             app_id=app_id, private_key_pem=private_key_pem, request=self._token, clock=clock
         )
-        self._comment_locks: dict[tuple[str, int, str], asyncio.Lock] = {}
+        self._locks = KeyedLocks()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> GitHubForge:
@@ -146,7 +152,7 @@ class GitHubForge:
         return f"refs/pull/{number}/head"
 
     async def git_credentials(self, repo: RepoHandle) -> GitCredentials:
-        installation = _installation(repo)
+        installation = installation_of(repo)
         token = await self._retrying(lambda: self._tokens.get(installation))
         basic = base64.b64encode(f"x-access-token:{token}".encode()).decode("ascii")
         return GitCredentials(host=self._web_host, header=f"Authorization: Basic {basic}")
@@ -156,14 +162,14 @@ class GitHubForge:
     ) -> CheckHandle:
         if resume:  # an earlier run of this job may have created the check run already
             query = urlencode({"check_name": self._check_name, "filter": "all", "per_page": 100})
-            listed = _repo_path(repo, f"/commits/{quote(head_sha, safe='')}/check-runs")
+            listed = repo_path(repo, f"/commits/{quote(head_sha, safe='')}/check-runs")
             found = await self._call(
                 repo, lambda token: self._send("GET", f"{listed}?{query}", token)
             )
             run_id = started_run(found, external_id, f"GET {listed}")
             if run_id is not None:
                 return CheckHandle(head_sha=head_sha, id=run_id)
-        path = _repo_path(repo, "/check-runs")
+        path = repo_path(repo, "/check-runs")
         data = {"name": self._check_name, "head_sha": head_sha, "status": "in_progress"}
         data |= {"external_id": external_id, "started_at": self._timestamp()}
         body = await self._call(repo, lambda token: self._send("POST", path, token, data))
@@ -174,7 +180,7 @@ class GitHubForge:
     ) -> None:
         if check.id is None:
             raise PermanentForgeError(f"{repo.full_name}: a GitHub check needs a check run id")
-        path = _repo_path(repo, f"/check-runs/{quote(check.id, safe='')}")
+        path = repo_path(repo, f"/check-runs/{quote(check.id, safe='')}")
         title = headline(output)
         shown = {
             "title": clip_title(title),
@@ -209,25 +215,31 @@ class GitHubForge:
                 return
 
     async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str | None:
-        if SUMMARY_MARKER not in body:
-            body = f"{SUMMARY_MARKER}\n{body}"
-        body = clip(body)
-        comments = _repo_path(repo, f"/issues/{int(number)}/comments")
+        body = clip(summary_body(body))
+        comments = repo_path(repo, f"/issues/{int(number)}/comments")
 
         async def upsert(token: str) -> str | None:
             listed = await self._send("GET", f"{comments}?per_page=100", token, pages=True)
-            mine = next((c for c in listed if is_summary(c)), None)
-            if mine is None:
+            by_id = {i: c for i, c in enumerate(listed) if isinstance(c, dict)}
+            plan = plan_summary(
+                (
+                    PostedComment(i, str(c.get("body") or ""), not by_a_person(c))
+                    for i, c in by_id.items()
+                ),
+                body,
+            )
+            if plan.existing is None:
                 return html_url(await self._send("POST", comments, token, {"body": body}))
-            if mine.get("body") == body:
+            mine = by_id[int(plan.existing.id)]
+            if plan.action is SummaryAction.KEEP:
                 return html_url(mine)
             comment_id = int(field(mine, "id", f"GET {comments}"))
-            edit = _repo_path(repo, f"/issues/comments/{comment_id}")
+            edit = repo_path(repo, f"/issues/comments/{comment_id}")
             edited = await self._send("PATCH", edit, token, {"body": body})
             return html_url(edited) or html_url(mine)
 
         # Two jobs of this process for one PR must not both find nothing and both post.
-        async with self._comment_lock(repo, number, "summary"):
+        async with self._locks.hold((repo.full_name, number, "summary")):
             return await self._call(repo, upsert)
 
     async def sync_line_comments(
@@ -240,7 +252,7 @@ class GitHubForge:
         findings: Sequence[LineFinding],
         limit: int,
     ) -> LineCommentSync:
-        repo_path = _repo_path(repo, "")
+        base = repo_path(repo, "")
 
         async def sync(token: str) -> LineCommentSync:
             async def send(method: str, path: str, data: Any = None, *, pages: bool = False) -> Any:
@@ -248,7 +260,7 @@ class GitHubForge:
 
             return await github_reviews.sync(
                 send,
-                repo_path,
+                base,
                 number,
                 head_sha=head_sha,
                 findings=findings,
@@ -257,14 +269,14 @@ class GitHubForge:
             )
 
         # The whole sync is the unit retried: a retry lists again and never posts twice.
-        async with self._comment_lock(repo, number, "lines"):
+        async with self._locks.hold((repo.full_name, number, "lines")):
             return await self._call(repo, sync)
 
     async def permission(self, repo: RepoHandle, user: str) -> Permission:
-        path = _repo_path(repo, f"/collaborators/{quote(user, safe='')}/permission")
+        path = repo_path(repo, f"/collaborators/{quote(user, safe='')}/permission")
         try:
             body = await self._call(repo, lambda token: self._send("GET", path, token))
-        except StatusError as exc:
+        except ForgeStatusError as exc:
             if exc.status == 404:  # not a collaborator, or no such user
                 return Permission.NONE
             raise
@@ -274,7 +286,7 @@ class GitHubForge:
         return role if role is not None else ROLES.get(str(body.get("permission")), Permission.NONE)
 
     async def get_pull_request(self, repo: RepoHandle, number: int) -> PullRequestRef:
-        path = _repo_path(repo, f"/pulls/{int(number)}")
+        path = repo_path(repo, f"/pulls/{int(number)}")
         return pull_ref(await self._call(repo, lambda token: self._send("GET", path, token)), path)
 
     async def find_pull_request(
@@ -285,27 +297,20 @@ class GitHubForge:
     async def open_pull_request(
         self, repo: RepoHandle, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef:
-        path = _repo_path(repo, "/pulls")
+        path = repo_path(repo, "/pulls")
         data = {"title": clip_title(title), "head": head, "base": base, "body": clip(body)}
 
-        async def open_or_find(token: str) -> PullRequestRef:
-            try:
-                return pull_ref(await self._send("POST", path, token, data), path)
-            except StatusError as exc:
-                if exc.status != 422:
-                    raise
-                # It exists: a retry whose first POST landed, or a concurrent job opened it.
-                existing = await self._find_pull(token, repo, head, base)
-                if existing is None:
-                    raise
-                return existing
+        async def open_(token: str) -> PullRequestRef:
+            return pull_ref(await self._send("POST", path, token, data), path)
 
-        return await self._call(repo, open_or_find)
+        return await self._call(
+            repo,
+            lambda token: open_or_find(
+                lambda: open_(token), lambda: self._find_pull(token, repo, head, base), exists=422
+            ),
+        )
 
     # -- plumbing -------------------------------------------------------------------------
-
-    def _comment_lock(self, repo: RepoHandle, number: int, kind: str) -> asyncio.Lock:
-        return self._comment_locks.setdefault((repo.full_name, number, kind), asyncio.Lock())
 
     async def _find_pull(
         self, token: str, repo: RepoHandle, head: str, base: str
@@ -314,7 +319,7 @@ class GitHubForge:
         query = urlencode(
             {"state": "open", "head": f"{owner}:{head}", "base": base}, quote_via=quote
         )
-        path = _repo_path(repo, "/pulls")
+        path = repo_path(repo, "/pulls")
         found = await self._send("GET", f"{path}?{query}", token)
         if not isinstance(found, list):
             raise PermanentForgeError(f"GitHub GET {path}: the response is not a list")
@@ -325,13 +330,13 @@ class GitHubForge:
 
     async def _call(self, repo: RepoHandle, operation: Callable[[str], Awaitable[T]]) -> T:
         """``operation(installation token)``, retried; a refused token is replaced once."""
-        installation = _installation(repo)
+        installation = installation_of(repo)
 
         async def attempt() -> T:
             token = await self._tokens.get(installation)
             try:
                 return await operation(token)
-            except StatusError as exc:
+            except ForgeStatusError as exc:
                 if exc.status != 401:
                     raise
                 # Revoked, or the installation's tokens were reset: one fresh token, one try.
@@ -346,7 +351,7 @@ class GitHubForge:
     async def _token(self, path: str, app_jwt: str) -> Any:
         try:
             return await self._send("POST", path, app_jwt, {})
-        except StatusError as exc:
+        except ForgeStatusError as exc:
             if exc.status != 401:
                 raise
             raise PermanentForgeError(
@@ -359,6 +364,7 @@ class GitHubForge:
     ) -> Any:
         """One request (every page of a listing, with ``pages``); failures become ForgeErrors."""
         headers = {"authorization": f"Bearer {bearer}"}
+        secrets = secrets_list(token_forms(bearer))
         try:
             if pages:
                 return [item async for item in self._gh.getiter(path, None, extra_headers=headers)]
@@ -367,19 +373,20 @@ class GitHubForge:
             write = self._gh.post if method == "POST" else self._gh.patch
             return await write(path, None, data=data, extra_headers=headers)
         except gidgethub.HTTPException as exc:
-            # Redacted before _http_error shortens it: a cut credential no longer matches.
-            message = str(exc).replace(bearer, "<redacted>")
+            message = str(exc)
             status, reply = int(exc.status_code), exc.headers
             cause: Exception = exc
         except _OddStatus as exc:
             (status, reply), message, cause = exc.args, "", exc
         except httpx.TransportError as exc:  # timeouts included
             text = f"GitHub {method} {path}: {type(exc).__name__} {exc}".strip()
-            raise redact(TransientForgeError(text), bearer) from exc
+            raise redact(TransientForgeError(text), secrets) from exc
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise TransientForgeError(f"GitHub {method} {path}: unreadable response") from exc
-        error = http_error(f"GitHub {method} {path}", status, reply, message, now=self._clock())
-        raise redact(error, bearer) from cause
+        where = f"GitHub {method} {path}"
+        # The secrets go in so they are cut before the message is shortened.
+        error = http_error(where, status, reply, message, now=self._clock(), secrets=secrets)
+        raise redact(error, secrets) from cause
 
     def _timestamp(self) -> str:
         moment = datetime.datetime.fromtimestamp(self._clock(), datetime.UTC)
@@ -388,25 +395,3 @@ class GitHubForge:
 
 def _log_retry(exc: TransientForgeError, delay: float) -> None:
     log.warning("%s; retrying in %.1fs", exc, delay)
-
-
-def _host_of(url: str, what: str) -> str:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise PermanentForgeError(f"{what} is not an http(s) URL with a host")
-    return parts.netloc.rpartition("@")[2].lower()
-
-
-def _installation(repo: RepoHandle) -> int:
-    if repo.forge != "github":
-        raise PermanentForgeError(f"{repo.full_name} is a {repo.forge} repository, not GitHub")
-    if repo.installation_id is None:
-        raise PermanentForgeError(f"{repo.full_name}: no GitHub App installation id")
-    return repo.installation_id
-
-
-def _repo_path(repo: RepoHandle, suffix: str) -> str:
-    owner, _, name = repo.full_name.partition("/")
-    if not owner or not name or "/" in name:
-        raise PermanentForgeError(f"{repo.full_name!r} is not an owner/name repository")
-    return f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}{suffix}"

@@ -6,16 +6,17 @@ Pure functions, no I/O: :mod:`bot.forges.github` and :mod:`bot.forges.github_rev
 
 from __future__ import annotations
 
-import http
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import quote, urlsplit
 
-from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
-from bot.forges import responses
-from bot.forges.base import Annotation, Conclusion, Permission, PullRequestRef
-from bot.forges.redaction import scrub, secrets_list, token_forms
+from bot.errors import ForgeError, PermanentForgeError
+from bot.forges import clipping, responses
+from bot.forges.base import Annotation, Conclusion, Permission, PullRequestRef, RepoHandle
+from bot.forges.http_errors import detail
+from bot.forges.http_errors import http_error as common_http_error
+from bot.forges.retry import server_wait
 
-SUMMARY_MARKER = "<!-- ichor:summary -->"
 ANNOTATIONS_PER_REQUEST = 50  # the check-runs API's limit per request
 TITLE_LIMIT = 255  # characters: output title, annotation title
 # Summary, text, annotation message, comment and PR bodies: 65535 characters ("64 KB" for a
@@ -32,57 +33,26 @@ CONCLUSIONS = {c: c.value for c in Conclusion} | {Conclusion.ERROR: "failure"}
 ROLES = {p.name.lower(): p for p in Permission}
 
 
-class StatusError(PermanentForgeError):
-    """A 4xx GitHub answered; ``status`` lets callers treat 401, 404 and 422 specially."""
-
-    def __init__(self, message: str, *, status: int) -> None:
-        super().__init__(message)
-        self.status = status
-
-
 def http_error(
-    where: str, status: int, headers: Mapping[str, str], message: str, *, now: float
-) -> PermanentForgeError | TransientForgeError:
-    """The ForgeError for an HTTP error status: 5xx and rate limits are transient."""
-    reason = phrase(status) or ""
-    detail = " ".join(message.split())[:300]
-    text = f"{where}: {status} {reason}".rstrip() + (
-        f": {detail}" if detail and detail != reason else ""
-    )
+    where: str,
+    status: int,
+    headers: Mapping[str, str],
+    message: str,
+    *,
+    now: float,
+    secrets: Iterable[str] = (),
+) -> ForgeError:
+    """The ForgeError for an HTTP error status: 5xx and rate limits are transient. GitHub
+    answers an exhausted rate limit with a 403 that names a wait, and a secondary one (abuse
+    detection) with a 403 that may name none."""
+    said = detail(message, secrets)
     wait = server_wait(headers, now)
-    if status >= 500 or status == 429 or (status == 403 and wait is not None):
-        return TransientForgeError(text, retry_after=wait)
-    if status == 403 and "secondary rate limit" in detail.lower():
-        return TransientForgeError(text, retry_after=SECONDARY_LIMIT_WAIT)
-    return StatusError(text, status=status)
-
-
-def phrase(status: int) -> str | None:
-    try:
-        return http.HTTPStatus(status).phrase
-    except ValueError:
-        return None
-
-
-def server_wait(headers: Mapping[str, str], now: float) -> float | None:
-    """Seconds the server asks us to wait: Retry-After, else an exhausted rate limit's reset."""
-    try:
-        if "retry-after" in headers:
-            return max(0.0, float(headers["retry-after"]))
-        if headers.get("x-ratelimit-remaining") == "0":
-            return max(0.0, float(headers.get("x-ratelimit-reset", "")) - now)
-    except ValueError:  # an HTTP-date Retry-After (GitHub sends seconds) or junk: back off
-        pass
-    return None
-
-
-def redact(error: ForgeError, secret: str) -> ForgeError:
-    """``error`` with ``secret`` cut from its text, should GitHub or httpx ever echo it."""
-    text = str(error)
-    scrubbed = scrub(text, secrets_list(token_forms(secret)))
-    if scrubbed != text:
-        error.args = (scrubbed,)
-    return error
+    if status == 403 and wait is None and "secondary rate limit" in said.lower():
+        wait = SECONDARY_LIMIT_WAIT
+    limited = status == 403 and wait is not None
+    return common_http_error(
+        where, status, message, secrets=secrets, retry_after=wait, transient=limited
+    )
 
 
 def field(body: Any, key: str, where: str) -> Any:
@@ -110,24 +80,13 @@ def by_a_person(comment: Mapping[str, Any]) -> bool:
     return isinstance(user, dict) and user.get("type") in ("User", "Organization")
 
 
-def is_summary(comment: Any) -> bool:
-    """The bot's summary comment: it holds the marker and no person wrote it."""
-    if not isinstance(comment, dict) or SUMMARY_MARKER not in str(comment.get("body") or ""):
-        return False
-    return not by_a_person(comment)
-
-
 def clip(text: str, limit: int = TEXT_LIMIT) -> str:
     """``text`` within ``limit`` UTF-8 bytes, ending in a note when something was cut."""
-    data = text.encode("utf-8")
-    if len(data) <= limit:
-        return text
-    keep = limit - len(TRUNCATED.encode("utf-8"))
-    return data[:keep].decode("utf-8", "ignore") + TRUNCATED
+    return clipping.clip(text, limit, note=TRUNCATED, utf8=True)
 
 
 def clip_title(title: str) -> str:
-    return title if len(title) <= TITLE_LIMIT else title[: TITLE_LIMIT - 1] + "…"
+    return clipping.clip(title, TITLE_LIMIT)
 
 
 def annotation(a: Annotation) -> dict[str, Any]:
@@ -159,3 +118,25 @@ def started_run(listing: Any, external_id: str, where: str) -> str | None:
         and isinstance(run.get("id"), int)
     ]
     return str(max(ids)) if ids else None
+
+
+def host_of(url: str, what: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise PermanentForgeError(f"{what} is not an http(s) URL with a host")
+    return parts.netloc.rpartition("@")[2].lower()
+
+
+def installation_of(repo: RepoHandle) -> int:
+    if repo.forge != "github":
+        raise PermanentForgeError(f"{repo.full_name} is a {repo.forge} repository, not GitHub")
+    if repo.installation_id is None:
+        raise PermanentForgeError(f"{repo.full_name}: no GitHub App installation id")
+    return repo.installation_id
+
+
+def repo_path(repo: RepoHandle, suffix: str) -> str:
+    owner, _, name = repo.full_name.partition("/")
+    if not owner or not name or "/" in name:
+        raise PermanentForgeError(f"{repo.full_name!r} is not an owner/name repository")
+    return f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}{suffix}"

@@ -24,8 +24,10 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from bot.errors import ForgeStatusError
 from bot.forges.base import LineCommentSync, LineFinding, finding_marker, marker_fingerprint
-from bot.forges.github_payloads import TEXT_LIMIT, StatusError, by_a_person, clip
+from bot.forges.github_payloads import TEXT_LIMIT, by_a_person, clip
+from bot.forges.plans import LineComment, plan_line_comments
 
 log = logging.getLogger("ichor.forge.github")
 
@@ -82,33 +84,26 @@ async def sync(
     """
     pull = f"{repo_path}/pulls/{int(number)}"
     listed = await send("GET", f"{pull}/comments?per_page=100", pages=True)
-    mine: dict[str, list[Mapping[str, Any]]] = {}
+    mine: dict[int, Mapping[str, Any]] = {}
     for comment in listed if isinstance(listed, list) else []:
         if not isinstance(comment, dict) or by_a_person(comment):
             continue
-        fingerprint = marker_fingerprint(_body(comment))
-        if fingerprint is not None and isinstance(comment.get("id"), int):
-            mine.setdefault(fingerprint, []).append(comment)
-
-    wanted: dict[str, LineFinding] = {}
-    for finding in findings:
-        wanted.setdefault(finding.fingerprint, finding)
-    new = [f for key, f in wanted.items() if key not in mine]
-    room = max(0, limit)
-    to_post, over_limit = new[:room], len(new) - len(new[:room])
-
-    edits: dict[int, str] = {}
-    resolved = 0
-    for fingerprint, comments in mine.items():
-        current = wanted.get(fingerprint)
-        open_ = [c for c in comments if not is_fixed(_body(c))]
-        if current is None and open_:
-            resolved += 1
-            edits |= {int(c["id"]): fixed_body(_body(c), head_sha) for c in open_}
-        elif current is not None and not open_:
-            # Back again: the newest of its comments speaks for it once more.
-            newest = max(comments, key=lambda c: int(c["id"]))
-            edits[int(newest["id"])] = comment_body(current)
+        if marker_fingerprint(_body(comment)) is not None and isinstance(comment.get("id"), int):
+            mine[int(comment["id"])] = comment
+    plan = plan_line_comments(
+        (
+            LineComment(id_, str(marker_fingerprint(_body(c))), resolved=is_fixed(_body(c)))
+            for id_, c in sorted(mine.items())  # oldest first: the newest is reopened
+        ),
+        findings,
+        limit,
+    )
+    to_post, over_limit = plan.post, len(plan.over_limit)
+    edits = {int(c.id): fixed_body(_body(mine[int(c.id)]), head_sha) for c in plan.resolve}
+    wanted = {f.fingerprint: f for f in reversed(findings)}  # the first of each wins
+    for c in plan.reopen:
+        # Back again: its newest comment speaks for it once more.
+        edits[int(c.id)] = comment_body(wanted[c.fingerprint])
 
     posted = 0
     if to_post:
@@ -118,8 +113,8 @@ async def sync(
         await send("PATCH", f"{repo_path}/pulls/comments/{comment_id}", {"body": body})
     return LineCommentSync(
         posted=posted,
-        resolved=resolved,
-        unchanged=len(wanted) - len(new),
+        resolved=plan.resolved_findings,
+        unchanged=plan.unchanged,
         over_limit=over_limit,
     )
 
@@ -135,7 +130,7 @@ async def _post(
     try:
         await send("POST", f"{pull}/reviews", review)
         return len(comments)
-    except StatusError as exc:
+    except ForgeStatusError as exc:
         if exc.status != 422:
             raise
         log.info("%s: the review was refused, posting its comments one by one: %s", pull, exc)
@@ -143,7 +138,7 @@ async def _post(
     for comment in comments:
         try:
             await send("POST", f"{pull}/comments", {**comment, "commit_id": head_sha})
-        except StatusError as exc:
+        except ForgeStatusError as exc:
             if exc.status != 422:
                 raise
             log.warning(

@@ -26,20 +26,21 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import logging
 import re
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 from urllib.parse import urlsplit
 
 import gitlab
 import gitlab.exceptions
 
-from bot.checks.render import SUMMARY_MARKER
-from bot.errors import PermanentForgeError, TransientForgeError
+from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
+from bot.forges import clipping
 from bot.forges.base import (
+    CHECK_NAME,
+    SUMMARY_MARKER,
     CheckHandle,
     CheckOutput,
     Conclusion,
@@ -53,19 +54,28 @@ from bot.forges.base import (
 )
 from bot.forges.gitlab_api import (
     NOTE_LIMIT,
+    PER_PAGE,
     GitLabAPI,
-    GitLabStatusError,
+    by_bot,
     clip,
     clip_line,
     find_mr,
-    is_summary,
     merge_request,
     mr_ref,
-    our_discussions,
-    post_discussion,
 )
+from bot.forges.gitlab_discussions import Done, sync_discussions
+from bot.forges.locks import KeyedLocks
+from bot.forges.plans import (
+    PostedComment,
+    SummaryAction,
+    plan_summary,
+    summary_body,
+)
+from bot.forges.pulls import open_or_find
 from bot.forges.retry import with_retries
 from bot.settings import Settings
+
+__all__ = ["SUMMARY_MARKER", "GitLabForge"]
 
 T = TypeVar("T")
 log = logging.getLogger("ichor.forge.gitlab")
@@ -81,7 +91,6 @@ RUNNING_DESCRIPTION = "Checking…"
 TITLE_LIMIT = 255  # characters, a merge request title
 DESCRIPTION_BODY_LIMIT = 1_048_576  # characters, a merge request description
 REMEMBERED_STATUSES = 10_000  # (project, sha, name) → state posted; oldest forgotten first
-PER_PAGE = 100
 # Access levels: 10 guest, 15 planner, 20 reporter, 30 developer, 40 maintainer, 50 owner
 # (5 is "minimal access": no repository access at all).
 ACCESS = ((50, Permission.ADMIN), (40, Permission.MAINTAIN), (30, Permission.WRITE))
@@ -101,7 +110,7 @@ class GitLabForge:
         url: str,
         token: str,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        check_name: str = "ichor/acceptance",
+        check_name: str = CHECK_NAME,
         timeout: float = 30,
     ) -> None:
         parts = urlsplit(url)
@@ -116,7 +125,7 @@ class GitLabForge:
         self._sleep = sleep
         self._check_name = check_name
         self._posted: OrderedDict[tuple[str, str, str], str] = OrderedDict()
-        self._locks: dict[tuple[str, ...], tuple[asyncio.Lock, list[int]]] = {}
+        self._locks = KeyedLocks()
         self._user_id: int | None = None
 
     @classmethod
@@ -172,9 +181,7 @@ class GitLabForge:
         await self._set_status(repo, check.head_sha, state, headline(output), output.details_url)
 
     async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str:
-        if SUMMARY_MARKER not in body:
-            body = f"{SUMMARY_MARKER}\n{body}"
-        body = clip(body, NOTE_LIMIT)
+        body = clip(summary_body(body), NOTE_LIMIT)
         project, iid = _project(repo), int(number)
         me = await self._me()
 
@@ -182,16 +189,26 @@ class GitLabForge:
             notes = merge_request(gl, project, iid).notes
             # Oldest first: the summary is among the first notes, so paging usually stops early.
             listed = notes.list(iterator=True, per_page=PER_PAGE, sort="asc", order_by="created_at")
-            mine = next((n.attributes for n in listed if is_summary(n.attributes, me)), None)
-            if mine is None:
+            plan = plan_summary(
+                (
+                    PostedComment(
+                        int(n.attributes["id"]),
+                        str(n.attributes.get("body") or ""),
+                        by_bot(n.attributes, me),
+                    )
+                    for n in listed
+                ),
+                body,
+            )
+            if plan.existing is None:
                 return int(notes.create({"body": body}).attributes["id"])
-            note_id = int(mine["id"])
-            if str(mine.get("body") or "").rstrip() != body.rstrip():
+            note_id = int(plan.existing.id)
+            if plan.action is SummaryAction.EDIT:
                 notes.update(note_id, {"body": body})
             return note_id
 
         # Two jobs of this process for one MR must not both find nothing and both post.
-        async with self._lock("note", project, str(iid)):
+        async with self._locks.hold(("note", project, str(iid))):
             note_id = await self._retrying(lambda: self._api.run(upsert))
         return f"{self._web}/{repo.full_name}/-/merge_requests/{iid}#note_{note_id}"
 
@@ -208,54 +225,14 @@ class GitLabForge:
         # base_sha is not needed: GitLab's latest version names the diff's base and start.
         project, iid = _project(repo), int(number)
         me = await self._me()
-        wanted: dict[str, LineFinding] = {}
-        for finding in findings:
-            wanted.setdefault(finding.fingerprint, finding)
-        # Kept across attempts: a retry after a failure half-way counts (and limits) what the
-        # earlier attempt already did instead of treating it as found.
-        done: dict[str, set[str]] = {"posted": set(), "resolved": set()}
+        done = Done()  # kept across attempts
 
         def sync(gl: gitlab.Gitlab) -> LineCommentSync:
             mr = merge_request(gl, project, iid)
-            # Newest first; a position must name the latest version's three shas exactly.
-            latest = next(iter(mr.diffs.list(iterator=True)), None)
-            version = latest.attributes if latest is not None else {}
-            if version.get("head_commit_sha") != head_sha:
-                log.info(
-                    "%s!%d: head is %s, not %s; line comments left to the newer push",
-                    repo.full_name,
-                    iid,
-                    version.get("head_commit_sha"),
-                    head_sha,
-                )
-                return LineCommentSync()
-            ours = our_discussions(mr.discussions.list(iterator=True, per_page=PER_PAGE), me)
-            posted = resolved = unchanged = over_limit = 0
-            for fingerprint, finding in wanted.items():
-                found = ours.get(fingerprint)
-                if found is not None and fingerprint in done["posted"]:
-                    posted += 1
-                elif found is not None:
-                    unchanged += 1
-                    if found["resolved"] and found["reopen"]:
-                        mr.discussions.update(found["id"], {"resolved": False})
-                elif posted >= limit:
-                    over_limit += 1
-                elif post_discussion(mr, finding, version):
-                    done["posted"].add(fingerprint)
-                    posted += 1
-                else:
-                    over_limit += 1  # GitLab refused its position: left for the summary
-            for fingerprint, found in ours.items():
-                if fingerprint in wanted:
-                    continue
-                if not found["resolved"]:
-                    mr.discussions.update(found["id"], {"resolved": True})
-                    done["resolved"].add(fingerprint)
-                resolved += fingerprint in done["resolved"]
-            return LineCommentSync(posted, resolved, unchanged, over_limit)
+            where = f"{repo.full_name}!{iid}"
+            return sync_discussions(mr, where, me, head_sha, findings, limit, done)
 
-        async with self._lock("discussions", project, str(iid)):
+        async with self._locks.hold(("discussions", project, str(iid))):
             return await self._retrying(lambda: self._api.run(sync))
 
     async def permission(self, repo: RepoHandle, user: str) -> Permission:
@@ -311,26 +288,21 @@ class GitLabForge:
         data = {
             "source_branch": head,
             "target_branch": base,
-            "title": title if len(title) <= TITLE_LIMIT else title[: TITLE_LIMIT - 1] + "…",
+            "title": clipping.clip(title, TITLE_LIMIT),
             "description": clip(body, DESCRIPTION_BODY_LIMIT),
         }
 
         def open_mr(gl: gitlab.Gitlab) -> PullRequestRef:
             return mr_ref(gl.projects.get(project, lazy=True).mergerequests.create(data).attributes)
 
-        async def open_or_find() -> PullRequestRef:
-            try:
-                return await self._api.run(open_mr)
-            except GitLabStatusError as exc:
-                if exc.status != 409:
-                    raise
-                # It exists: a retry whose first POST landed, or a concurrent job opened it.
-                existing = await self._api.run(lambda gl: find_mr(gl, project, head, base))
-                if existing is None:
-                    raise
-                return existing
+        def find(gl: gitlab.Gitlab) -> PullRequestRef | None:
+            return find_mr(gl, project, head, base)
 
-        return await self._retrying(open_or_find)
+        return await self._retrying(
+            lambda: open_or_find(
+                lambda: self._api.run(open_mr), lambda: self._api.run(find), exists=409
+            )
+        )
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -349,13 +321,13 @@ class GitLabForge:
         async def attempt() -> None:
             try:
                 await self._api.run(post)
-            except GitLabStatusError as exc:
+            except ForgeStatusError as exc:
                 refused = _REFUSED_TRANSITION.search(exc.message) if exc.status == 400 else None
                 if refused is None or refused.group(1) != state:
                     raise
                 log.info("%s %s: status %s is already %s", repo.full_name, sha, key[2], state)
 
-        async with self._lock("status", *key):
+        async with self._locks.hold(("status", *key)):
             if self._posted.get(key) == state:
                 log.debug("%s %s: %s already posted as %s", repo.full_name, sha, key[2], state)
                 return
@@ -367,7 +339,7 @@ class GitLabForge:
 
     async def _me(self) -> int:
         """The token's own user id (``GET /user``), fetched once."""
-        async with self._lock("user"):
+        async with self._locks.hold(("user",)):
             if self._user_id is None:
 
                 def whoami(gl: gitlab.Gitlab) -> int:
@@ -377,20 +349,6 @@ class GitLabForge:
 
                 self._user_id = await self._retrying(lambda: self._api.run(whoami))
             return self._user_id
-
-    @contextlib.asynccontextmanager
-    async def _lock(self, *key: str) -> AsyncIterator[None]:
-        """Jobs of this process for one key (a status, an MR's notes) take turns. A lock is
-        kept only while in use: one per sha would otherwise pile up for the worker's life."""
-        lock, users = self._locks.setdefault(key, (asyncio.Lock(), [0]))
-        users[0] += 1
-        try:
-            async with lock:
-                yield
-        finally:
-            users[0] -= 1
-            if not users[0]:
-                del self._locks[key]
 
     async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
         return await with_retries(call, sleep=self._sleep, on_retry=self._log_retry)

@@ -15,11 +15,10 @@ path and headers per thread: a 429's ``Retry-After`` or ``RateLimit-Reset`` is r
 from __future__ import annotations
 
 import asyncio
-import http
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -28,10 +27,12 @@ import gitlab
 import gitlab.exceptions
 import requests
 
-from bot.checks.render import SUMMARY_MARKER
 from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
-from bot.forges.base import LineFinding, PullRequestRef, finding_marker, marker_fingerprint
-from bot.forges.redaction import secrets_list, token_forms
+from bot.forges import clipping
+from bot.forges.base import PullRequestRef
+from bot.forges.http_errors import http_error
+from bot.forges.redaction import redact, secrets_list, token_forms
+from bot.forges.retry import server_wait
 
 T = TypeVar("T")
 log = logging.getLogger("ichor.forge.gitlab")
@@ -39,6 +40,7 @@ log = logging.getLogger("ichor.forge.gitlab")
 USER_AGENT = "ichor-bot"
 DESCRIPTION_LIMIT = 255  # characters, a commit status description
 NOTE_LIMIT = 1_000_000  # characters, a note or discussion body
+PER_PAGE = 100  # items per page of a listing: GitLab's most
 TRUNCATED = "\n\n… (truncated to GitLab's size limit; the full result is in the job's report)"
 _TRANSIENT_TRANSPORT = (
     requests.ConnectionError,  # refused, reset, DNS, TLS, proxy
@@ -46,16 +48,6 @@ _TRANSIENT_TRANSPORT = (
     requests.exceptions.ChunkedEncodingError,
     requests.exceptions.ContentDecodingError,
 )
-
-
-class GitLabStatusError(PermanentForgeError):
-    """A 4xx GitLab answered. ``status`` and GitLab's own ``message`` let callers treat a 404,
-    a 409 or a status transition refused with 400 as the answers they are."""
-
-    def __init__(self, text: str, *, status: int, message: str) -> None:
-        super().__init__(text)
-        self.status = status
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,15 +146,7 @@ class GitLabAPI:
 
     def redact(self, error: ForgeError) -> ForgeError:
         """``error`` with the token (and its Basic form) cut from its text."""
-        text = str(error)
-        for secret in self._secrets:
-            text = text.replace(secret, "<redacted>")
-        if text != str(error):
-            error.args = (text,)
-        if isinstance(error, GitLabStatusError):
-            for secret in self._secrets:
-                error.message = error.message.replace(secret, "<redacted>")
-        return error
+        return redact(error, self._secrets)
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -196,48 +180,17 @@ class GitLabAPI:
                 return self.redact(TransientForgeError(f"{self._where()}: unreadable response"))
             return self.redact(PermanentForgeError(f"{self._where()}: {message}".rstrip(": ")))
         headers = seen.headers if seen is not None and seen.status == status else {}
-        return self.redact(http_error(self._where(), status, headers, message, now=self._clock()))
+        hint = " (the token was refused: check ICHOR_GITLAB_TOKEN)" if status == 401 else ""
+        wait = server_wait(headers, self._clock())
+        error = http_error(
+            self._where(), status, message, secrets=self._secrets, retry_after=wait, hint=hint
+        )
+        return self.redact(error)
 
     def _cause(self, exc: Exception) -> Exception | None:
         """``exc`` to chain, unless its text holds the token (a traceback would show it)."""
         text = f"{exc} {exc.args!r}"
         return None if any(s in text for s in self._secrets) else exc
-
-
-def http_error(
-    where: str, status: int, headers: Mapping[str, str], message: str, *, now: float
-) -> ForgeError:
-    """The ForgeError for an HTTP error status: 5xx and 429 are transient."""
-    phrase = _phrase(status)
-    detail = " ".join(message.split())[:300]
-    text = f"{where}: {status} {phrase}".rstrip() + (
-        f": {detail}" if detail and detail != phrase else ""
-    )
-    if status >= 500 or status == 429:
-        return TransientForgeError(text, retry_after=server_wait(headers, now))
-    if status == 401:
-        text += " (the token was refused: check ICHOR_GITLAB_TOKEN)"
-    return GitLabStatusError(text, status=status, message=detail)
-
-
-def server_wait(headers: Mapping[str, str], now: float) -> float | None:
-    """Seconds GitLab asks us to wait: Retry-After, else an exhausted limit's RateLimit-Reset."""
-    folded = {k.lower(): v for k, v in headers.items()}
-    try:
-        if "retry-after" in folded:
-            return max(0.0, float(folded["retry-after"]))
-        if "ratelimit-reset" in folded and folded.get("ratelimit-remaining", "0") == "0":
-            return max(0.0, float(folded["ratelimit-reset"]) - now)
-    except ValueError:  # an HTTP-date Retry-After (GitLab sends seconds) or junk: back off
-        pass
-    return None
-
-
-def _phrase(status: int) -> str:
-    try:
-        return http.HTTPStatus(status).phrase
-    except ValueError:
-        return ""
 
 
 def _message(value: Any) -> str:
@@ -260,61 +213,10 @@ def _author_id(note: dict[str, Any]) -> Any:
     return author.get("id") if isinstance(author, dict) else None
 
 
-def is_summary(note: dict[str, Any], me: int) -> bool:
-    """The bot's summary note: written by the token's user, holding the marker. A person
-    quoting the marker must not have their note rewritten."""
-    return (
-        not note.get("system")
-        and _author_id(note) == me
-        and SUMMARY_MARKER in str(note.get("body") or "")
-    )
-
-
-def our_discussions(listed: Iterable[Any], me: int) -> dict[str, dict[str, Any]]:
-    """The bot's finding discussions by fingerprint: the first note is the bot's and holds a
-    marker. ``reopen``: resolved by the bot (or by a push), never by a person, whose decision
-    a returning finding must not overrule."""
-    ours: dict[str, dict[str, Any]] = {}
-    for discussion in listed:
-        notes = discussion.attributes.get("notes") or []
-        first = notes[0] if notes and isinstance(notes[0], dict) else {}
-        if first.get("system") or _author_id(first) != me:
-            continue
-        fingerprint = marker_fingerprint(str(first.get("body") or ""))
-        if fingerprint is None or fingerprint in ours:
-            continue
-        resolver = first.get("resolved_by")
-        resolver_id = resolver.get("id") if isinstance(resolver, dict) else None
-        ours[fingerprint] = {
-            "id": discussion.attributes["id"],
-            "resolved": bool(first.get("resolved")),
-            "reopen": resolver_id in (None, me) or bool(first.get("resolved_by_push")),
-        }
-    return ours
-
-
-def post_discussion(mr: Any, finding: LineFinding, version: dict[str, Any]) -> bool:
-    """One new discussion on the diff; False when GitLab refuses the position (a line
-    outside the diff), which must not cost the other findings their comments."""
-    position = {
-        "position_type": "text",
-        "base_sha": version.get("base_commit_sha"),
-        "start_sha": version.get("start_commit_sha"),
-        "head_sha": version.get("head_commit_sha"),
-        # An added file needs old_path too, equal to new_path (findings are on new lines).
-        "new_path": finding.path,
-        "old_path": finding.path,
-        "new_line": finding.line,
-    }
-    body = clip(finding.body, NOTE_LIMIT - 100) + "\n\n" + finding_marker(finding.fingerprint)
-    try:
-        mr.discussions.create({"body": body, "position": position})
-    except gitlab.exceptions.GitlabCreateError as exc:
-        if exc.response_code != 400:
-            raise
-        log.warning("%s:%d: GitLab refused the line comment: %s", finding.path, finding.line, exc)
-        return False
-    return True
+def by_bot(note: dict[str, Any], me: int) -> bool:
+    """Written by the token's user and not by GitLab itself: a person quoting a marker must
+    not have their note rewritten."""
+    return not note.get("system") and _author_id(note) == me
 
 
 def find_mr(gl: gitlab.Gitlab, project: str, head: str, base: str) -> PullRequestRef | None:
@@ -346,11 +248,8 @@ def mr_ref(item: dict[str, Any]) -> PullRequestRef:
 
 def clip(text: str, limit: int) -> str:
     """``text`` within ``limit`` characters, ending in a note when something was cut."""
-    if len(text) <= limit:
-        return text
-    return text[: limit - len(TRUNCATED)] + TRUNCATED
+    return clipping.clip(text, limit, note=TRUNCATED)
 
 
 def clip_line(text: str, limit: int = DESCRIPTION_LIMIT) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return clipping.one_line(text, limit)

@@ -30,6 +30,14 @@ from bot.forges.base import (
     PullRequestRef,
     RepoHandle,
 )
+from bot.forges.plans import (
+    LineComment,
+    PostedComment,
+    SummaryAction,
+    plan_line_comments,
+    plan_summary,
+    summary_body,
+)
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 RESULTS_FILE = "checks.jsonl"
@@ -118,8 +126,15 @@ class LocalForge:
 
     async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str | None:
         path = self.root / "comments" / self._key(repo) / f"{number}.md"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(body, encoding="utf-8")
+        body = summary_body(body)
+        with self._lock:
+            try:
+                shown = [PostedComment(number, path.read_text(encoding="utf-8"), by_bot=True)]
+            except OSError:
+                shown = []
+            if plan_summary(shown, body).action is not SummaryAction.KEEP:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(body, encoding="utf-8")
         return path.resolve().as_uri()
 
     async def sync_line_comments(
@@ -136,15 +151,16 @@ class LocalForge:
         path = self.root / "line-comments" / self._key(repo) / f"{number}.json"
         with self._lock:
             comments: dict[str, dict[str, Any]] = self._read(path, {})
-            wanted = {f.fingerprint: f for f in findings}
-            resolved = 0
-            for fingerprint, comment in comments.items():
-                gone = fingerprint not in wanted
-                if gone and not comment["resolved"]:
-                    resolved += 1
-                comment["resolved"] = gone
-            new = [f for f in findings if f.fingerprint not in comments]
-            for finding in new[:limit]:
+            plan = plan_line_comments(
+                (LineComment(fp, fp, resolved=bool(c["resolved"])) for fp, c in comments.items()),
+                findings,
+                limit,
+            )
+            for comment in plan.resolve:
+                comments[comment.fingerprint]["resolved"] = True
+            for comment in plan.reopen:
+                comments[comment.fingerprint]["resolved"] = False
+            for finding in plan.post:
                 comments[finding.fingerprint] = {
                     "path": finding.path,
                     "line": finding.line,
@@ -154,10 +170,10 @@ class LocalForge:
                 }
             self._write(path, comments)
         return LineCommentSync(
-            posted=min(len(new), limit),
-            resolved=resolved,
-            unchanged=len(findings) - len(new),
-            over_limit=max(0, len(new) - limit),
+            posted=len(plan.post),
+            resolved=plan.resolved_findings,
+            unchanged=plan.unchanged,
+            over_limit=len(plan.over_limit),
         )
 
     async def permission(self, repo: RepoHandle, user: str) -> Permission:

@@ -14,6 +14,8 @@ import binascii
 import contextlib
 from collections.abc import Iterable
 
+from bot.errors import ForgeError, ForgeStatusError
+
 REDACTED = "<redacted>"
 # The fixed halves of the Basic forms forges use; they are not secrets themselves.
 _USERS = ("x-access-token", "oauth2", "git", "token", "x-token-auth")
@@ -62,3 +64,15 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
     for secret in secrets:
         text = text.replace(secret, REDACTED)
     return text
+
+
+def redact(error: ForgeError, secrets: Iterable[str]) -> ForgeError:
+    """``error`` with every secret cut from its text (and a status error's ``message``)."""
+    secrets = tuple(secrets)
+    text = str(error)
+    scrubbed = scrub(text, secrets)
+    if scrubbed != text:
+        error.args = (scrubbed,)
+    if isinstance(error, ForgeStatusError):
+        error.message = scrub(error.message, secrets)
+    return error

@@ -11,13 +11,52 @@ sitting idle for up to an hour until a rate limit resets.
 from __future__ import annotations
 
 import asyncio
+import datetime
+import email.utils
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
 from bot.errors import TransientForgeError
 
 T = TypeVar("T")
+
+# The rate-limit header pairs forges send: GitHub's, and the IETF draft's GitLab uses.
+_RATE_LIMITS = (
+    ("x-ratelimit-remaining", "x-ratelimit-reset"),
+    ("ratelimit-remaining", "ratelimit-reset"),
+)
+
+
+def server_wait(headers: Mapping[str, str], now: float) -> float | None:
+    """Seconds the server asks us to wait, from ``now`` (epoch seconds): ``Retry-After`` as
+    delta-seconds or an HTTP date (proxies send either), else an exhausted rate limit's reset
+    time. None when the answer names no wait (or junk): then the caller backs off."""
+    folded = {k.lower(): v for k, v in headers.items()}
+    if "retry-after" in folded:
+        return _retry_after(folded["retry-after"].strip(), now)
+    for remaining, reset in _RATE_LIMITS:
+        # GitLab may send the reset alone on the answer that exhausts the limit.
+        if reset in folded and folded.get(remaining, "0").strip() == "0":
+            try:
+                return max(0.0, float(folded[reset]) - now)
+            except ValueError:
+                return None
+    return None
+
+
+def _retry_after(value: str, now: float) -> float | None:
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.UTC)
+    return max(0.0, when.timestamp() - now)
 
 
 def backoff_delay(retry: int, *, base_delay: float, max_delay: float) -> float:

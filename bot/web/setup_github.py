@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from bot.errors import ForgeError, TransientForgeError
+from bot.errors import ForgeError, ForgeStatusError, TransientForgeError
 from bot.forges.github_manifest import (
     MAX_CONVERSION_BYTES,
     AppCredentials,
@@ -35,7 +35,7 @@ from bot.forges.github_manifest import (
     parse_conversion,
     public_base,
 )
-from bot.forges.github_payloads import StatusError, http_error
+from bot.forges.github_payloads import http_error
 from bot.settings import Settings
 from bot.web.setup_pages import render_created, render_refused, render_start, security_headers
 from bot.web.setup_states import SetupStates
@@ -151,7 +151,7 @@ def setup_routes(
             )
         try:
             app = await exchange_code(api_url, code)
-        except StatusError as exc:
+        except ForgeStatusError as exc:
             log.warning("GitHub App setup: the code exchange was refused: %s", exc)
             if exc.status == 404:
                 return refused(

@@ -9,16 +9,14 @@ import pytest
 
 from bot.checks.compare import CheckComparison, compare_reports
 from bot.checks.render import (
-    CHECK_NAME,
     MAX_COMMENT_CHARS,
     MAX_OUTPUT_CHARS,
-    SUMMARY_MARKER,
     _fit,
     check_output,
     error_output,
     summary_comment,
 )
-from bot.forges.base import Conclusion
+from bot.forges.base import CHECK_NAME, SUMMARY_MARKER, Conclusion
 from bot.gate.codes import CODES, IssueCode
 from bot.gate.report import ConfigIssue, Issue, Report, TargetReport, empty_counts
 from bot.paths import decode_path

@@ -16,9 +16,9 @@ from typing import Any, TypeVar
 
 import pytest
 
-from bot.checks.render import SUMMARY_MARKER
 from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
 from bot.forges.base import (
+    SUMMARY_MARKER,
     CheckHandle,
     CheckOutput,
     Conclusion,
@@ -689,7 +689,7 @@ def test_locks_are_dropped_when_no_job_holds_them(fake: FakeGitLab, forge: GitLa
             forge.upsert_summary_comment(REPO, 7, "x"),
             forge.upsert_summary_comment(REPO, 7, "x"),
         )
-        assert forge._locks == {}
+        assert len(forge._locks) == 0
 
     run(forge, body)
     posts = [c for c in fake.calls if c.method == "POST" and "/statuses/" in c.path]

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from bot.checks.compare import CheckComparison
 from bot.checks.render import inline_fix, inline_path, inline_text
-from bot.forges.base import LineFinding
+from bot.forges.base import CHECK_NAME, LineFinding
 from bot.gate.codes import Severity
 from bot.gate.report import Issue
 
@@ -34,7 +34,7 @@ def finding_body(issue: Issue) -> str:
     return (
         f"{_ICON[issue.severity]} **`{issue.kind.value}`** — {inline_text(issue.message)}\n\n"
         f"**Fix:** {inline_fix(issue)}\n\n"
-        f"<sub>ichor/acceptance · {inline_path(issue.path)}</sub>"
+        f"<sub>{CHECK_NAME} · {inline_path(issue.path)}</sub>"
     )
 
 

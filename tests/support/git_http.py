@@ -159,20 +159,21 @@ class _Handler(BaseHTTPRequestHandler):
         authorized = bool(self.owner.authorize(self.headers.get("Authorization")))
         body = self._read_body()
         if self.owner.take_failure():
-            status = 500
-            self._reply(500, [("Content-Type", "text/plain")], b"injected failure\n")
+            status, headers, payload = 500, [("Content-Type", "text/plain")], b"injected failure\n"
         elif not authorized:
             status = 401
             headers = [("WWW-Authenticate", 'Basic realm="fake"'), ("Content-Type", "text/plain")]
-            self._reply(401, headers, b"authentication required\n")
+            payload = b"authentication required\n"
         else:
-            status = self._run_backend(parts.path, parts.query, body)
+            status, headers, payload = self._run_backend(parts.path, parts.query, body)
         chunked = self.headers.get("Transfer-Encoding", "").lower() == "chunked"
         encoding = self.headers.get("Content-Encoding")
         request = GitRequest(
             self.command, parts.path, parts.query, authorized, status, chunked, encoding
         )
+        # Recorded before the answer goes out: a client that has read it finds it recorded.
         self.owner.record(request)
+        self._reply(status, headers, payload)
 
     def _read_body(self) -> bytes:
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
@@ -191,7 +192,9 @@ class _Handler(BaseHTTPRequestHandler):
             out += self.rfile.read(size)
             self.rfile.readline(65537)  # the CRLF after the chunk
 
-    def _run_backend(self, path: str, query: str, body: bytes) -> int:
+    def _run_backend(
+        self, path: str, query: str, body: bytes
+    ) -> tuple[int, list[tuple[str, str]], bytes]:
         headers = {k.lower(): v for k, v in self.headers.items()}
         env = self.owner.cgi_environment(
             self.command, path, query, headers, len(body), self.client_address[0]
@@ -202,8 +205,7 @@ class _Handler(BaseHTTPRequestHandler):
         status, cgi_headers, payload = _parse_cgi(proc.stdout)
         if proc.returncode != 0 and not proc.stdout:
             status, cgi_headers, payload = 500, [], proc.stderr
-        self._reply(status, cgi_headers, payload)
-        return status
+        return status, cgi_headers, payload
 
     def _reply(self, status: int, headers: list[tuple[str, str]], payload: bytes) -> None:
         self.send_response(status)

@@ -8,10 +8,10 @@ every entry). Then the same with the entries doubled, to show the cost grows lin
 
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Callable
 from pathlib import Path
+
+import bench_gate  # the script's own folder is first on sys.path
 
 from bot.demo import read_tree
 from bot.gate.unused_ignore import unused_rules
@@ -23,12 +23,7 @@ LINES = 50
 
 
 def median_seconds(fn: Callable[[], object], runs: int = 9) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return bench_gate.median_seconds(fn, runs)
 
 
 def measure(rels: list[str], text: str) -> tuple[float, float]:

@@ -27,9 +27,9 @@ DATA_DIR    ?= .ichor-data
 PORT        ?= 8000
 URL         := http://127.0.0.1:$(PORT)
 run: $(STAMP)
-	@$(BIN)/python -c 'import sys; from bot.processes import port_problem as p; \
+	@$(BIN)/python -c 'import sys; from bot.cli.processes import port_problem as p; \
 	  e = p("127.0.0.1", int(sys.argv[1])); sys.exit(e and f"make run: {e}")' $(PORT)
-	@$(BIN)/python -m bot.demo $(DEMO) $(DATA_DIR)/demo-repos
+	@$(BIN)/python -m bot.cli.demo $(DEMO) $(DATA_DIR)/demo-repos
 	@$(BIN)/ichor-bot check $(DEMO)/repo --rev HEAD; rc=$$?; [ $$rc -le 1 ] || exit $$rc
 	@echo
 	@echo "Serving on $(URL) (status page at /). The demo pull request is posted"

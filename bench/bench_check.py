@@ -24,10 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.demo import read_tree  # noqa: E402
+from bot.cli.demo import read_tree  # noqa: E402
 from bot.gate.policy import GatePolicy, TargetPolicy  # noqa: E402
 from bot.gate.run import run_gate  # noqa: E402
-from bot.git_snapshot import GitRepository  # noqa: E402
+from bot.git.repository import GitRepository  # noqa: E402
 from tests.e2e.harness import BIN, Bot, pull_request_payload  # noqa: E402
 from tests.fakeforge import FakeGitHub  # noqa: E402
 from tests.support.gitrepo import WorkRepo  # noqa: E402

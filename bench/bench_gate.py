@@ -26,11 +26,11 @@ from pathlib import Path
 
 import yaml
 
-from bot.content.cache import MemoryFactsCache
-from bot.demo import build_repository, read_tree
+from bot.cli.demo import build_repository, read_tree
+from bot.gate.content.cache import MemoryFactsCache
 from bot.gate.policy import GatePolicy, TargetPolicy
 from bot.gate.run import RegistryCache, run_gate
-from bot.git_snapshot import GitRepository, git_environment
+from bot.git.repository import GitRepository, git_environment
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 CORPORA = ("sulibot-home-ops", "xunholy-k8s-gitops")

@@ -29,8 +29,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.git_snapshot import git_environment
-from bot.ignore import IgnoreMatcher, read_rules
+from bot.git.repository import git_environment
+from bot.ignore.rules import IgnoreMatcher, read_rules
 from bot.paths import decode_path
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"

@@ -24,7 +24,7 @@ import time
 import uuid
 from pathlib import Path
 
-from bot.replay import signed_headers
+from bot.cli.replay import signed_headers
 
 ROOT = Path(__file__).resolve().parent.parent
 PAYLOAD = ROOT / "fixtures/webhooks/github/pull_request__opened.json"
@@ -42,7 +42,7 @@ BARE_LIMITED = """
 import sys
 import uvicorn
 from bare_app import app
-from bot.processes import connection_limits
+from bot.cli.processes import connection_limits
 from bot.settings import Settings
 from bot.web.protocol import protocol_class
 limits = connection_limits(Settings())

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import bench_gate  # the script's own folder is first on sys.path
 
-from bot.demo import read_tree
+from bot.cli.demo import read_tree
 from bot.gate.unused_ignore import unused_rules
-from bot.ignore import parse_ignore_file, read_rules
+from bot.ignore.rules import parse_ignore_file, read_rules
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 CORPUS = "xunholy-k8s-gitops"

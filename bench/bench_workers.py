@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench_check import CORPORA, SHARED, Worker  # noqa: E402
 
-from bot.demo import read_tree  # noqa: E402
+from bot.cli.demo import read_tree  # noqa: E402
 from tests.e2e.harness import Bot, pull_request_payload  # noqa: E402
 from tests.fakeforge import FakeGitHub  # noqa: E402
 from tests.support.gitrepo import WorkRepo  # noqa: E402

@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT.parent / "shared" / "corpora"
-_RUN = "import sys; from bot.cli import main; sys.exit(main(sys.argv[1:]))"
+_RUN = "import sys; from bot.cli.main import main; sys.exit(main(sys.argv[1:]))"
 
 
 def report(code: Path, tree: Path, out: Path) -> bytes:

@@ -8,7 +8,7 @@ and every one its ``resources:`` reach) use only the features the gate accepts, 
 annotation). The trees named in ``CASES`` under ``fixtures/content/`` are recorded the same
 way. Folders that use a refused feature, or that kustomize cannot build, are listed
 with the reason. The gate's identities are compared with this record by
-``tests/content/test_kustomize_reference.py``; the record is checked in so the test needs no
+``tests/gate/content/test_kustomize_reference.py``; the record is checked in so the test needs no
 kubectl.
 
     .venv/bin/python scripts/kustomize_reference.py [--corpora ../shared/corpora] \\
@@ -31,8 +31,12 @@ from typing import Any
 
 import yaml
 
-from bot.content.kustomize import kustomization_facts, looks_like_kustomization, resolve_reference
-from bot.yaml_docs import parse_yaml
+from bot.gate.content.kustomize import (
+    kustomization_facts,
+    looks_like_kustomization,
+    resolve_reference,
+)
+from bot.yaml.documents import parse_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = ("kustomization.yaml", "kustomization.yml")

@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 sys.path.insert(0, str(ROOT))
 
-from bot.cli import main  # noqa: E402
-from bot.demo import build_demo, build_repository  # noqa: E402
+from bot.cli.demo import build_demo, build_repository  # noqa: E402
+from bot.cli.main import main  # noqa: E402
 
 QUICKSTART_CONFIG = "version: 1\ntargets:\n  - {name: prod, path: clusters/prod}\n"
 QUICKSTART_FILES = {

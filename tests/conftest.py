@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.cli import main
-from bot.demo import build_repository
+from bot.cli.demo import build_repository
+from bot.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

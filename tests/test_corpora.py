@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot.demo import read_tree
+from bot.cli.demo import read_tree
 from tests.conftest import SHARED, MakeRepo, RunCli
 
 pytestmark = pytest.mark.needs_shared

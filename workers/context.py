@@ -20,17 +20,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from bot.checks.trees import TreeSource, local_tree
-from bot.content.cache import DirectoryFactsCache, FactsCache, LayeredFactsCache, MemoryFactsCache
 from bot.errors import IchorError, PermanentForgeError
 from bot.forges.base import Forge, RepoHandle
 from bot.forges.local import LocalForge, repository_path
+from bot.gate.content.cache import FactsCache, LayeredFactsCache, MemoryFactsCache
 from bot.gate.run import RegistryCache
 from bot.settings import Settings
 from bot.state.base import StateStore
+from bot.state.facts_disk import DirectoryFactsCache
 from bot.web.history import CheckRecorder, history_store
 
 if TYPE_CHECKING:  # imported for real where they are used, on first use
-    from bot.gitstore import GitStore
+    from bot.git.store import GitStore
 
 T = TypeVar("T")
 OpenTree = Callable[[RepoHandle], AbstractContextManager[TreeSource]]
@@ -110,7 +111,7 @@ class WorkerContext:
         return forges[key]
 
     def _store(self, base_url: str) -> GitStore:
-        from bot.gitstore import GitStore
+        from bot.git.store import GitStore
 
         with self._lock:
             if base_url not in self._stores:

@@ -21,12 +21,11 @@ from typing import Protocol
 
 from bot.checks.compare import CheckComparison, compare_reports, touched_targets
 from bot.checks.findings import TouchedLines
+from bot.checks.output import error_output
 from bot.checks.publish import Publication, publish
-from bot.checks.render import error_output
 from bot.checks.request import CheckRequest, MergeBase, Rerun
 from bot.checks.trees import TreeSource
-from bot.config import ConfigResult, load_config
-from bot.content.cache import FactsCache
+from bot.config.schema import ConfigResult, load_config
 from bot.errors import (
     ForgeError,
     GitStoreError,
@@ -41,10 +40,11 @@ from bot.forges.base import (
     GitCredentials,
     RepoHandle,
 )
+from bot.gate.content.cache import FactsCache
 from bot.gate.policy import CONFIG_FILE, GatePolicy
 from bot.gate.report import ConfigIssue, Report
 from bot.gate.run import RegistryCache, run_gate
-from bot.git_snapshot import GitRepository
+from bot.git.repository import GitRepository
 from bot.state.base import HeadReader, LineCommentMemory
 
 log = logging.getLogger("ichor.check")

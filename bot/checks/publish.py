@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from bot.checks.compare import CheckComparison
 from bot.checks.findings import TouchedLines, line_findings
-from bot.checks.render import check_output, summary_comment
+from bot.checks.output import check_output, summary_comment
 from bot.errors import ForgeError
 from bot.forges.base import CheckHandle, CheckOutput, Forge, LineCommentSync, RepoHandle
 from bot.state.base import LineCommentMemory

@@ -8,7 +8,7 @@ from typing import Protocol
 
 from bot.errors import SnapshotError
 from bot.forges.base import GitCredentials
-from bot.git_snapshot import GitRepository
+from bot.git.repository import GitRepository
 
 
 class TreeSource(Protocol):

@@ -13,19 +13,19 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.content.cache import FactsCache
-from bot.content.context import TargetContext, build_context
-from bot.content.facts import FileFacts, extract_facts
-from bot.content.identity import Identity, object_identity
-from bot.content.rules import ContentInput, check_content
+from bot.gate.content.cache import FactsCache
+from bot.gate.content.context import TargetContext, build_context
+from bot.gate.content.facts import FileFacts, extract_facts
+from bot.gate.content.identity import Identity, object_identity
+from bot.gate.content.rules import ContentInput, check_content
 from bot.gate.policy import DEFAULT_MAX_YAML_BYTES, GatePolicy, TargetPolicy
 from bot.gate.report import Issue, Report, TargetReport
 from bot.gate.structural import StructuralResult, classify_target
+from bot.git.snapshot import Entry, EntryKind, Snapshot
 from bot.paths import display_path, is_within
 from bot.registry.capabilities import Capabilities, CapabilitiesError, parse_capabilities
 from bot.registry.crd import CrdFacts
 from bot.registry.registry import TypeRegistry, build_registry
-from bot.snapshot import Entry, EntryKind, Snapshot
 
 # The safety scan of ignored YAML files is bounded: it must never cost more than the check.
 MAX_IGNORED_SCAN_FILES = 500

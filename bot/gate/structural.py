@@ -15,9 +15,9 @@ from bot.gate.codes import IssueCode
 from bot.gate.policy import CONFIG_FILE, MAX_IGNORE_FILE_BYTES, TargetPolicy
 from bot.gate.report import Issue, Role, TargetReport, empty_counts
 from bot.gate.unused_ignore import unused_pattern_issues
-from bot.ignore import IGNORE_FILE, IgnoreMatcher, IgnoreRule, parse_ignore_file, read_rules
+from bot.git.snapshot import Entry, EntryKind, Snapshot
+from bot.ignore.rules import IGNORE_FILE, IgnoreMatcher, IgnoreRule, parse_ignore_file, read_rules
 from bot.paths import basename, decode_path, display_path, join, relative_to
-from bot.snapshot import Entry, EntryKind, Snapshot
 
 OPERATOR_ARTIFACTS = frozenset({"README.md", ".sops.yaml"})
 BUILD_DIRECTIVES = frozenset({"kustomization.yaml", "kustomization.yml"})

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 
 from bot.gate.codes import IssueCode
 from bot.gate.report import Issue
-from bot.ignore import IgnoreMatcher, IgnoreRule
+from bot.ignore.rules import IgnoreMatcher, IgnoreRule
 from bot.paths import display_path
 
 

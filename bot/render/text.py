@@ -7,7 +7,7 @@ from collections import defaultdict
 from bot.gate.codes import CODES, IssueCode
 from bot.gate.fixes import append_lines_command, ignore_pattern_for, shell_word
 from bot.gate.report import ConfigIssue, Issue, Report, Role, TargetReport, Verdict
-from bot.ignore import IGNORE_FILE
+from bot.ignore.rules import IGNORE_FILE
 from bot.paths import display_path, join, relative_to
 
 # Codes whose entries can be kept by naming them in the ignore file.

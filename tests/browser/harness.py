@@ -19,8 +19,8 @@ from pathlib import Path
 
 import httpx
 
-from bot.demo import DEMO_PULL_REPO, build_demo_pull, build_repository, read_tree
-from bot.replay import signed_headers
+from bot.cli.demo import DEMO_PULL_REPO, build_demo_pull, build_repository, read_tree
+from bot.cli.replay import signed_headers
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.demo import DEMO_PULL_REPO
+from bot.cli.demo import DEMO_PULL_REPO
 from bot.web.history import FileHistory
 from tests.browser.cdp import load_page
 from tests.browser.harness import (

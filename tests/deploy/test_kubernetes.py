@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.content.placement import placement_path
+from bot.gate.content.placement import placement_path
 from bot.registry.builtin import builtin_types
 from tests.conftest import FIXTURES, ROOT
 

@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 import redis
 
-from bot.replay import signed_headers
+from bot.cli.replay import signed_headers
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

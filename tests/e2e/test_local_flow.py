@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 
-from bot.demo import build_demo_pull
+from bot.cli.demo import build_demo_pull
 from tests.e2e.harness import BIN, ROOT, free_port
 
 

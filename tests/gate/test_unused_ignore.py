@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.gate.unused_ignore import unused_pattern_issues, unused_rules
-from bot.ignore import parse_ignore_file, read_rules
+from bot.ignore.rules import parse_ignore_file, read_rules
 
 ENTRIES = ["app.yaml", "notes.txt", "keep.txt", "vendor/a/b.bin", "docs/x.md"]
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from bot.cli.types_command import add_types_parser, run_types
 from bot.errors import IchorError, UsageError
-from bot.types_command import add_types_parser, run_types
 from tests.conftest import FIXTURES, MakeRepo, RunCli
 
 CRD = """\

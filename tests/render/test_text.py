@@ -6,7 +6,7 @@ import pytest
 
 from bot.gate import Issue, IssueCode, Report, TargetReport
 from bot.gate.report import empty_counts
-from bot.ignore import parse_ignore_file
+from bot.ignore.rules import parse_ignore_file
 from bot.paths import decode_path
 from bot.render.text import ignore_pattern_for, report_to_text
 

@@ -7,7 +7,7 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-from bot.git_snapshot import git_environment
+from bot.git.repository import git_environment
 
 _ENV = {
     "GIT_AUTHOR_NAME": "Test Author",

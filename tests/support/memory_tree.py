@@ -10,7 +10,7 @@ from textwrap import dedent
 from bot.gate.policy import GatePolicy, TargetPolicy
 from bot.gate.report import TargetReport
 from bot.gate.run import run_gate
-from bot.snapshot import Entry, EntryKind, Snapshot
+from bot.git.snapshot import Entry, EntryKind, Snapshot
 
 Content = str | bytes
 

@@ -21,10 +21,10 @@ import pytest
 import redis
 import uvicorn
 
-from bot.processes import in_process_queue
+from bot.cli.processes import in_process_queue
+from bot.cli.replay import signed_headers
 from bot.queueing.base import DeliveryQueue
 from bot.queueing.redis_queue import RedisDeliveryQueue, marker_key
-from bot.replay import signed_headers
 from bot.settings import Settings
 from bot.web.app import create_app
 from tests.conftest import FIXTURES

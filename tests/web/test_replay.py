@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.cli import main
+from bot.cli.main import main
 from tests.conftest import FIXTURES
 from tests.web.conftest import SECRETS, Serve
 

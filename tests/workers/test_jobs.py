@@ -19,7 +19,7 @@ from bot.forges.base import GitCredentials, RepoHandle
 from bot.forges.gitlab import GitLabForge
 from bot.forges.local import LocalForge
 from bot.gate.run import RegistryCache
-from bot.git_snapshot import GitRepository
+from bot.git.repository import GitRepository
 from bot.settings import Settings
 from bot.state.memory import memory_state
 from bot.webhooks import (

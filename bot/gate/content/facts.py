@@ -1,0 +1,192 @@
+"""What the content gate needs from one YAML file, extracted once per blob.
+
+Facts are a pure function of a file's bytes, so they are cached by blob id (content-addressed)
+and shared across checks and, later, across worker processes. Only small, plain data is kept:
+identities, SOPS markers, kustomization fields, CRD facts and values-file references.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from bot.gate.content.kustomize import (
+    KustomizationFacts,
+    kustomization_facts,
+    looks_like_kustomization,
+)
+from bot.registry.crd import CrdFacts, crd_facts
+from bot.yaml.documents import parse_yaml
+
+SOPS_MARKER = "ENC[AES256_GCM,"
+CRD_GROUP = "apiextensions.k8s.io"
+
+
+class DocKind(enum.StrEnum):
+    KRM = "krm"
+    EMPTY = "empty"
+    NON_KRM = "non-krm"
+    INVALID = "invalid"
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectFacts:
+    """A Kubernetes object: a mapping with non-empty ``apiVersion``, ``kind``, ``metadata.name``."""
+
+    api_version: str
+    kind: str
+    name: str
+    namespace: str | None
+    sops: bool  # a top-level ``sops`` mapping: the document is SOPS-encrypted
+    identity_encrypted: bool  # apiVersion, kind, name or namespace is itself an ENC[...] value
+    crd: CrdFacts | None = None
+    # Flux HelmRelease ``spec.chart.spec.valuesFiles`` / Argo CD ``helm.valueFiles``, as written.
+    values_files: tuple[str, ...] = ()
+    # Argo CD ``spec.source(s)[].path``: what its value files are relative to.
+    source_paths: tuple[str, ...] = ()
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0]
+
+    @property
+    def version(self) -> str:
+        return self.api_version.rpartition("/")[2]
+
+
+@dataclass(frozen=True, slots=True)
+class DocFacts:
+    kind: DocKind
+    line: int
+    obj: ObjectFacts | None = None
+    message: str | None = None  # why it is invalid or not KRM
+
+
+@dataclass(frozen=True, slots=True)
+class FileFacts:
+    documents: tuple[DocFacts, ...]
+    # The first document read as a kustomization (only meaningful for a build directive).
+    kustomization: KustomizationFacts | None = None
+    # Derived from ``documents`` once, at extraction: the gate asks for them on every check.
+    objects: tuple[tuple[DocFacts, ObjectFacts], ...] = ()
+    is_empty: bool = True
+
+    @classmethod
+    def of(
+        cls, documents: tuple[DocFacts, ...], kustomization: KustomizationFacts | None
+    ) -> FileFacts:
+        objects = tuple((d, d.obj) for d in documents if d.obj is not None)
+        empty = all(d.kind is DocKind.EMPTY for d in documents)
+        return cls(documents, kustomization, objects, empty)
+
+
+def extract_facts(data: bytes) -> FileFacts:
+    parsed = parse_yaml(data)
+    docs: list[DocFacts] = []
+    kustomization: KustomizationFacts | None = None
+    for doc in parsed.documents:
+        if doc.error is not None:
+            docs.append(DocFacts(DocKind.INVALID, doc.error_line or doc.line, message=doc.error))
+            continue
+        value = doc.value
+        if doc.index == 0 and isinstance(value, Mapping) and looks_like_kustomization(value):
+            kustomization = kustomization_facts(value)
+        docs.append(_document(value, doc.line))
+    return FileFacts.of(tuple(docs), kustomization)
+
+
+def _document(value: object, line: int) -> DocFacts:
+    if value is None:
+        return DocFacts(DocKind.EMPTY, line)
+    if not isinstance(value, Mapping):
+        return DocFacts(DocKind.NON_KRM, line, message=f"the document is a {_shape(value)}")
+    api_version = value.get("apiVersion")
+    kind = value.get("kind")
+    metadata = value.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, Mapping) else None
+    missing = [
+        key
+        for key, present in (
+            ("apiVersion", _text(api_version)),
+            ("kind", _text(kind)),
+            ("metadata.name", _text(name)),
+        )
+        if not present
+    ]
+    if missing:
+        return DocFacts(DocKind.NON_KRM, line, message=f"no {', '.join(missing)}")
+    assert isinstance(api_version, str) and isinstance(kind, str) and isinstance(name, str)
+    assert isinstance(metadata, Mapping)
+    namespace = metadata.get("namespace")
+    namespace = namespace if _text(namespace) else None
+    assert namespace is None or isinstance(namespace, str)
+    identity = [api_version, kind, name, namespace or ""]
+    obj = ObjectFacts(
+        api_version=api_version,
+        kind=kind,
+        name=name,
+        namespace=namespace,
+        sops=isinstance(value.get("sops"), Mapping),
+        identity_encrypted=any(part.startswith(SOPS_MARKER) for part in identity),
+        crd=_crd(value, api_version, kind),
+        values_files=_values_files(value, api_version, kind),
+        source_paths=_argo_source_paths(value, api_version, kind),
+    )
+    return DocFacts(DocKind.KRM, line, obj=obj)
+
+
+def _text(value: object) -> bool:
+    return isinstance(value, str) and value.strip() != ""
+
+
+def _shape(value: object) -> str:
+    if isinstance(value, list):
+        return "list"
+    return "plain value" if not isinstance(value, Mapping) else "mapping"
+
+
+def _crd(value: Mapping[str, object], api_version: str, kind: str) -> CrdFacts | None:
+    if kind != "CustomResourceDefinition" or not api_version.startswith(CRD_GROUP + "/"):
+        return None
+    return crd_facts(value)
+
+
+def _path(value: object, *keys: str) -> object:
+    for key in keys:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(v for v in value if isinstance(v, str))
+
+
+def _argo_sources(value: Mapping[str, object]) -> list[object]:
+    sources: list[object] = [_path(value, "spec", "source")]
+    many = _path(value, "spec", "sources")
+    if isinstance(many, list):
+        sources.extend(many)
+    return [s for s in sources if isinstance(s, Mapping)]
+
+
+def _values_files(value: Mapping[str, object], api_version: str, kind: str) -> tuple[str, ...]:
+    if kind == "HelmRelease" and api_version.startswith("helm.toolkit.fluxcd.io/"):
+        return _strings(_path(value, "spec", "chart", "spec", "valuesFiles"))
+    if kind == "Application" and api_version.startswith("argoproj.io/"):
+        files: list[str] = []
+        for source in _argo_sources(value):
+            files.extend(_strings(_path(source, "helm", "valueFiles")))
+        return tuple(files)
+    return ()
+
+
+def _argo_source_paths(value: Mapping[str, object], api_version: str, kind: str) -> tuple[str, ...]:
+    if kind != "Application" or not api_version.startswith("argoproj.io/"):
+        return ()
+    paths = [_path(s, "path") for s in _argo_sources(value)]
+    return tuple(p for p in paths if isinstance(p, str))

@@ -1,0 +1,447 @@
+"""Read the YAML documents of one file: fast with libyaml, confirmed by a YAML 1.2 parser.
+
+The fast path is libyaml's composer with our own resolver and builder, accepting what Kubernetes
+tooling accepts: a bare ``=`` is ``"="``; a redefined anchor replaces the earlier one; an unknown
+tag (``!env_var``, ``!!python/...``) gives the str, list or dict it is written on; a collection
+mapping key (``{{ .Values.x }}``) becomes its source text. Only the JSON-like core tags are
+interpreted (YAML 1.1, as PyYAML), so values are plain dict/list/str/int/float/bool/None.
+A file libyaml rejects is read again with ruamel.yaml (YAML 1.2, slow); its reading wins when it
+loads the file or reads more documents. Hostile input (bad encoding, deep nesting, alias or
+merge expansion, cycles) gives an error result, never a hang or a crash. A key written twice in
+one mapping is an error naming both lines, as YAML 1.2, kubectl and kustomize have it: the last
+value silently winning could turn one kind of object into another. UTF-8 may carry a BOM;
+UTF-16 with a BOM (which libyaml reads too) is transcoded to UTF-8 first.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Final
+
+import yaml
+from ruamel.yaml import YAML
+from ruamel.yaml.constructor import SafeConstructor as Yaml12Constructor
+from yaml.composer import Composer
+from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.events import AliasEvent
+from yaml.nodes import Node, ScalarNode, SequenceNode
+
+from bot.yaml.keys import DuplicateKey, check_keys_once, check_own_keys
+
+try:
+    from yaml import CSafeLoader as _BaseLoader
+except ImportError:  # PyYAML built without libyaml: same results, slower
+    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
+
+MAX_DEPTH: Final = 1000
+MAX_EXPANDED_NODES: Final = 1_000_000
+# ruamel.yaml reads ~0.3 MB/s: above this size a libyaml rejection is final, so time stays bounded.
+MAX_CONFIRM_BYTES: Final = 1 << 20
+
+_CORE = "tag:yaml.org,2002:"
+_STR, _SEQ, _MAP, _MERGE = (_CORE + t for t in ("str", "seq", "map", "merge"))
+_SCALAR_TAGS = frozenset(_CORE + t for t in ("null", "bool", "int", "float", "str"))
+_TOO_DEEP = f"the document is nested deeper than {MAX_DEPTH} levels"
+
+
+@dataclass(frozen=True, slots=True)
+class YamlDocument:
+    index: int  # 0-based position in the stream
+    line: int  # 1-based line where the document starts (its first content line)
+    value: object  # plain data: dict/list/str/int/float/bool/None (None when empty)
+    error: str | None = None  # set when this document (and so the rest) could not be read
+    error_line: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class YamlFile:
+    documents: tuple[YamlDocument, ...]  # in order; at most one has `error`, and it is the last
+    confirmed_by_yaml12: bool = False  # libyaml rejected the file; ruamel.yaml's reading is used
+
+    @property
+    def error(self) -> YamlDocument | None:
+        last = self.documents[-1] if self.documents else None
+        return last if last is not None and last.error is not None else None
+
+    @property
+    def is_empty(self) -> bool:
+        return all(d.value is None and d.error is None for d in self.documents)
+
+
+def parse_yaml(data: bytes) -> YamlFile:
+    """Every document of ``data`` in order; a document that cannot be read ends the tuple."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            data = data.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError as exc:
+            return _result(_Source(data), _Outcome(f"not valid UTF-16 at byte {exc.start}"))
+    elif not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            return _result(_Source(data), _Outcome(f"not valid UTF-8 at byte {exc.start}", line))
+        data = data.removeprefix(b"\xef\xbb\xbf")  # so marks index the text both parsers see
+    src = _Source(data)
+    fast = _read_libyaml(src, _FastLoader)
+    if fast.redefined_anchor:
+        fast = _read_libyaml(src, _RedefiningLoader)
+    if fast.error is None:
+        return YamlFile(tuple(fast.documents))
+    if fast.final or len(data) > MAX_CONFIRM_BYTES:
+        return _result(src, fast)
+    slow = _read_yaml12(src)
+    # A YAML 1.2 reading that got past libyaml's complaint and then hit a rule of ours (a key
+    # twice, a limit) names the file's real problem.
+    if slow.error is None or slow.final or len(slow.documents) > len(fast.documents):
+        return _result(src, slow, confirmed=True)
+    return _result(src, fast)
+
+
+@dataclass(slots=True)
+class _Outcome:
+    error: str | None = None
+    error_line: int | None = None  # 1-based
+    final: bool = True  # bad input or a limit of ours: a YAML 1.2 re-read cannot change it
+    documents: list[YamlDocument] = field(default_factory=list)
+    resume: int = 0  # 0-based line where the document after the last good one may start
+    redefined_anchor: bool = False
+
+    def add(self, node: Any, src: _Source, value: object) -> None:
+        self.documents.append(YamlDocument(len(self.documents), _start(node, src), value))
+        self.resume = node.end_mark.line + (1 if node.end_mark.column else 0)
+
+
+def _result(src: _Source, outcome: _Outcome, *, confirmed: bool = False) -> YamlFile:
+    documents = outcome.documents
+    if outcome.error is not None:
+        error_line = src.clamp(outcome.error_line)
+        start = src.next_content(outcome.resume, error_line)
+        documents.append(YamlDocument(len(documents), start, None, outcome.error, error_line))
+    return YamlFile(tuple(documents), confirmed_by_yaml12=confirmed)
+
+
+class _Refused(Exception):
+    """A limit of this module (not a YAML rule) was hit; ``line`` is 1-based when known."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+class _Source:
+    """The input, what it may need, and line lookups (split only when needed)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        # Only aliases or merge keys let the built value outgrow the text. A merge key is `<<` or
+        # an explicit tag (`!`) spelling "merge", perhaps %-escaped.
+        self.merges = b"<<" in data or (b"!" in data and (b"merge" in data or b"%" in data))
+        self.walk = self.merges or (b"&" in data and b"*" in data)
+        self.budget = max(MAX_EXPANDED_NODES, len(data))  # own nodes never outnumber the bytes
+
+    @cached_property
+    def lines(self) -> list[bytes]:
+        lines = self.data.split(b"\n")
+        return lines[:-1] if len(lines) > 1 and not lines[-1] else lines  # none after the last \n
+
+    @cached_property
+    def text(self) -> str:
+        return self.data.decode("utf-8")
+
+    def clamp(self, line: int | None) -> int | None:
+        # A mark at the end of input sits on the line after the final newline: no editor has it.
+        return None if line is None else max(1, min(line, len(self.lines)))
+
+    def next_content(self, first: int, stop: int | None) -> int:
+        """The first line (1-based) from ``first`` (0-based) holding content, at most ``stop``."""
+        last = len(self.lines) if stop is None else stop
+        for number in range(first + 1, last):
+            text = _unmarked(self.lines[number - 1])
+            if text and not text.startswith((b"#", b"%")):
+                return number
+        return max(1, last)
+
+    def empty_document(self, line: int, column: int) -> int:
+        """An empty document's line is its ``---``; the parser marks the token after it."""
+        for index in range(min(line if column else line - 1, len(self.lines) - 1), -1, -1):
+            text = self.lines[index].strip()
+            if text.startswith(b"---") and _unmarked(text) != text:
+                return index + 1
+            if text and not text.startswith(b"#"):
+                break
+        return self.clamp(line + 1) or 1
+
+
+def _unmarked(line: bytes) -> bytes:
+    """A line without its ``---`` or ``...`` document marker."""
+    text = line.strip()
+    marked = text[:3] in (b"---", b"...") and (len(text) == 3 or text[3:4].isspace())
+    return text[3:].strip() if marked else text
+
+
+def _start(node: Any, src: _Source) -> int:
+    mark = node.start_mark
+    if node.id == "scalar" and not node.value and mark.index == node.end_mark.index:
+        return src.empty_document(mark.line, mark.column)
+    return int(mark.line) + 1
+
+
+# ---- libyaml ---------------------------------------------------------------------------------
+
+_PLAIN_TAGS: dict[str, str] = {}  # plain scalar -> its tag, shared by all files (bounded)
+# `=` (YAML 1.1's "value" type) and timestamps are left out: they resolve to plain strings.
+_RESOLVERS = {
+    first: [(tag, rx) for tag, rx in pairs if tag not in (_CORE + "value", _CORE + "timestamp")]
+    for first, pairs in _BaseLoader.yaml_implicit_resolvers.items()
+}
+
+
+class _FastLoader(_BaseLoader):
+    depth = 0
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        # libyaml calls this for every node; plain scalars repeat (keys above all), so cache them.
+        if kind is not ScalarNode:
+            return _SEQ if kind is SequenceNode else _MAP
+        if not implicit[0]:
+            return _STR
+        tag = _PLAIN_TAGS.get(value)
+        if tag is None:
+            candidates = _RESOLVERS.get(value[:1], ())
+            tag = next((t for t, rx in candidates if rx.match(value)), _STR)
+            if len(value) <= 64:
+                if len(_PLAIN_TAGS) >= 50_000:
+                    _PLAIN_TAGS.clear()
+                _PLAIN_TAGS[value] = tag
+        return tag
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        # libyaml's composer recurses in C; libyaml 0.2.6 limits nesting, older ones do not.
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _Refused(_TOO_DEEP, current_node.start_mark.line + 1 if current_node else None)
+
+    def ascend_resolver(self) -> None:
+        self.depth -= 1
+
+
+class _RedefiningLoader(_FastLoader):
+    """PyYAML's Python composer over libyaml's events, letting a later anchor replace one.
+
+    Only for files where libyaml's composer refused a redefined anchor (YAML 1.2 allows it).
+    """
+
+    check_node, get_node = Composer.check_node, Composer.get_node  # not libyaml's C composer
+    compose_document, compose_scalar_node = Composer.compose_document, Composer.compose_scalar_node
+    compose_sequence_node = Composer.compose_sequence_node
+    compose_mapping_node = Composer.compose_mapping_node
+
+    def __init__(self, stream: bytes) -> None:
+        super().__init__(stream)
+        self.anchors: dict[Any, Node] = {}
+
+    def compose_node(self, parent: Node | None, index: int) -> Node | None:
+        event: Any = self.peek_event()
+        if not isinstance(event, AliasEvent) and event.anchor is not None:
+            self.anchors.pop(event.anchor, None)
+        return Composer.compose_node(self, parent, index)  # type: ignore[arg-type]
+
+
+def _read_libyaml(src: _Source, kind: type[_FastLoader]) -> _Outcome:
+    loader: _FastLoader | None = None
+    outcome, used = _Outcome(final=False), 0
+    try:
+        loader = kind(src.data)  # the pure-Python reader checks characters here already
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:
+                break
+            if src.walk:
+                used = _graph_size(node, used, src.budget)
+            outcome.add(node, src, _build(node, loader, _CONVERT, src))
+    except yaml.reader.ReaderError as exc:
+        # Characters are checked a buffer at a time, so what came before proves nothing.
+        line = src.data.count(b"\n", 0, exc.position) + 1
+        return _Outcome(f"unacceptable character #x{exc.character:04x}: {exc.reason}", line)
+    except yaml.MarkedYAMLError as exc:
+        outcome.error, outcome.error_line = _describe(exc, src)
+        outcome.final = "nesting depth" in str(exc.problem)
+        outcome.error = _TOO_DEEP if outcome.final else outcome.error
+        outcome.redefined_anchor = "found duplicate anchor" in str(exc.context)
+    except (_Refused, DuplicateKey) as exc:
+        outcome.error, outcome.error_line, outcome.final = str(exc), exc.line, True
+    except RecursionError:
+        outcome.error, outcome.final = _TOO_DEEP, True
+    except Exception as exc:  # a converter's error on odd input must not escape
+        outcome.error = str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__
+    finally:
+        if loader is not None:
+            loader.dispose()
+    return outcome
+
+
+# ---- building plain values, shared by both parsers ---------------------------------------------
+
+Converter = Callable[[Any, Any], object]
+
+
+def _converters(base: Any) -> dict[str, Converter]:
+    def lenient(construct: Converter) -> Converter:
+        # PyYAML's own resolver tags `0x_` an int and `._` a float, then cannot convert them.
+        def convert(constructor: Any, node: Any) -> object:
+            try:
+                return construct(constructor, node)
+            except (ValueError, LookupError):
+                return node.value
+
+        return convert
+
+    names = ("bool", "int", "float")
+    table = {_CORE + t: lenient(getattr(base, "construct_yaml_" + t)) for t in names}
+    return table | {_CORE + "null": lambda constructor, node: None}
+
+
+_CONVERT = _converters(SafeConstructor)
+
+
+def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: _Source) -> object:
+    """The plain value of one document's node graph, without recursion; aliases share values."""
+
+    def scalar(node: Any) -> object:
+        tag = node.tag
+        if tag == _STR:
+            return node.value
+        if tag in convert:
+            return convert[tag](constructor, node)
+        if tag in (_SEQ, _MAP):
+            raise _mismatch(node)
+        return node.value  # an unknown tag, a timestamp, binary ...: the text as written
+
+    def child(node: Any) -> object:
+        if node.id == "scalar":
+            return scalar(node)
+        value = made.get(id(node))
+        if value is None:
+            if node.tag in _SCALAR_TAGS or node.tag == (_SEQ if node.id == "mapping" else _MAP):
+                raise _mismatch(node)
+            value = made[id(node)] = {} if node.id == "mapping" else []
+            pending.append(node)
+        return value
+
+    made: dict[int, Any] = {}
+    pending: deque[Any] = deque()
+    checked: set[int] = set()  # mappings whose own keys were checked, before any flattening
+
+    def key_text(node: Any) -> str:
+        return _key_text(node, src)
+
+    top = child(root)
+    while pending:
+        node = pending.popleft()
+        target = made[id(node)]
+        if node.id == "sequence":
+            target.extend(child(item) for item in node.value)
+            continue
+        if src.merges:
+            check_own_keys(node, checked, scalar, key_text)
+            constructor.flatten_mapping(node)  # merged pairs come first, so own keys win
+        for key, item in node.value:
+            # A collection key (valid YAML, unhashable in Python) is keyed by its source text.
+            name = scalar(key) if key.id == "scalar" else _key_text(key, src)
+            target[name] = child(item)
+        if len(target) != len(node.value) and not src.merges:
+            check_keys_once(node.value, scalar, key_text)  # only a lost value costs any time
+    return top
+
+
+def _key_text(node: Any, src: _Source) -> str:
+    return " ".join(src.text[node.start_mark.index : node.end_mark.index].split())
+
+
+def _mismatch(node: Any) -> ConstructorError:
+    message = f"the tag {node.tag} cannot be used on a {node.id}"
+    return ConstructorError(None, None, message, node.start_mark)
+
+
+def _graph_size(root: Any, used: int, budget: int) -> int:
+    """Nodes a walk of the built value would visit, plus the pairs merge keys copy.
+
+    Each node is counted once (memoised on identity), so this is linear in the distinct nodes
+    however large the expansion. A node met again while its own children are being counted is
+    an alias inside its anchor: a cycle, refused.
+    """
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    merge_work = 0
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, counted = stack.pop()
+        ident = id(node)
+        if node.id == "scalar" or (not counted and ident in sizes):
+            continue
+        children = [n for pair in node.value for n in pair] if node.id == "mapping" else node.value
+        if not counted:
+            if ident in open_nodes:
+                message = "an alias refers to a collection that contains it"
+                raise _Refused(message, node.start_mark.line + 1)
+            open_nodes.add(ident)
+            stack.append((node, True))
+            stack.extend((child, False) for child in children)
+            continue
+        open_nodes.discard(ident)
+        total = 1 + sum(sizes.get(id(child), 1) for child in children)
+        if node.id == "mapping" and any(key.tag == _MERGE for key, _ in node.value):
+            merge_work += total  # flattening copies the merged pairs into this mapping
+        if used + total + merge_work > budget:
+            message = f"the file expands to over {budget} nodes through aliases or merge keys"
+            raise _Refused(message, root.start_mark.line + 1)
+        sizes[ident] = total
+    return used + sizes.get(id(root), 1) + merge_work
+
+
+def _describe(exc: Any, src: _Source) -> tuple[str, int | None]:
+    """A parser error (either library's) as one line of text and its 1-based line."""
+    problem, context = getattr(exc, "problem", None), getattr(exc, "context", None)
+    message = f"{context}: {problem}" if context and problem else str(problem or context or exc)
+    message = message.splitlines()[0] if message.strip() else type(exc).__name__
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if mark is None:
+        return message, None
+    line = src.lines[mark.line] if mark.line < len(src.lines) else b""
+    rest = line.decode(errors="replace")[mark.column :]
+    if message.endswith("found undefined alias") and rest[1:].split():
+        message += f" {rest[1:].split()[0].rstrip(',]}')!r}"
+    elif rest.startswith("\t") and "tab" not in message:
+        message += " (a tab; YAML indentation must use spaces)"
+    return message, int(mark.line) + 1
+
+
+# ---- YAML 1.2 confirmation -------------------------------------------------------------------
+
+_CONVERT_YAML12 = _converters(Yaml12Constructor)
+
+
+def _read_yaml12(src: _Source) -> _Outcome:
+    reader = YAML(typ="safe", pure=True)
+    reader.allow_duplicate_keys = True  # checked on the nodes instead, by one rule for both
+    reader.composer.warn_double_anchors = False  # YAML 1.2 lets a later anchor replace one
+    outcome, used = _Outcome(final=False), 0
+    nodes: Iterator[Any] = reader.compose_all(src.text)
+    try:
+        for node in nodes:
+            if src.walk:
+                used = _graph_size(node, used, src.budget)
+            outcome.add(node, src, _build(node, reader.constructor, _CONVERT_YAML12, src))
+    except (_Refused, DuplicateKey) as exc:
+        outcome.error, outcome.error_line, outcome.final = str(exc), exc.line, True
+    except RecursionError:
+        outcome.error = _TOO_DEEP
+    except Exception as exc:  # any rejection: the caller then keeps libyaml's verdict
+        outcome.error, outcome.error_line = _describe(exc, src)
+    finally:
+        getattr(nodes, "close", lambda: None)()
+    return outcome

@@ -1,0 +1,82 @@
+"""kustomization facts: the accepted set, feature codes, and references."""
+
+from __future__ import annotations
+
+from bot.gate.content.kustomize import (
+    kustomization_facts,
+    looks_like_kustomization,
+    resolve_reference,
+)
+
+
+def test_accepted_fields_only() -> None:
+    facts = kustomization_facts(
+        {
+            "apiVersion": "kustomize.config.k8s.io/v1beta1",
+            "kind": "Kustomization",
+            "namespace": "web",
+            "resources": ["a.yaml", "base"],
+            "images": [],
+            "replicas": [],
+            "patches": [{"path": "p.yaml", "target": {"kind": "Deployment"}}],
+            "labels": [],
+            "commonLabels": {},
+            "commonAnnotations": {},
+            "buildMetadata": [],
+            "generatorOptions": {},
+            "sortOptions": {},
+            "metadata": {"name": "x"},
+        }
+    )
+    assert facts.features == ()
+    assert facts.namespace == "web"
+    assert facts.resources == ("a.yaml", "base")
+    assert facts.patch_paths == ("p.yaml",)
+
+
+def test_feature_codes() -> None:
+    facts = kustomization_facts(
+        {
+            "resources": [
+                "https://example.com/x.yaml",
+                "github.com/org/repo//base?ref=v1",
+                "ok.yaml",
+            ],
+            "components": ["c"],
+            "secretGenerator": [],
+            "patchesStrategicMerge": [],
+            "patches": [{"patch": "inline"}],
+            "kind": "Component",
+        }
+    )
+    assert facts.features == (
+        "component",
+        "components",
+        "patches-inline",
+        "patchesStrategicMerge",
+        "remote-base",
+        "secretGenerator",
+    )
+    assert facts.resources == ("ok.yaml",)
+
+
+def test_unparseable_shapes() -> None:
+    assert kustomization_facts(["not", "a", "mapping"]).features == ("unparseable",)
+    assert kustomization_facts({"resources": "a.yaml"}).features == ("unparseable",)
+    assert kustomization_facts({"patches": [{"target": {}}]}).features == ("unparseable",)
+
+
+def test_flux_kustomization_is_not_kustomize() -> None:
+    assert looks_like_kustomization({"resources": []})
+    assert looks_like_kustomization({"apiVersion": "kustomize.config.k8s.io/v1beta1"})
+    assert not looks_like_kustomization(
+        {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization"}
+    )
+
+
+def test_resolve_reference() -> None:
+    assert resolve_reference("t/apps", "../base") == "t/base"
+    assert resolve_reference("t", "./a.yaml") == "t/a.yaml"
+    assert resolve_reference("", "a/../b") == "b"
+    assert resolve_reference("t", "../..") is None
+    assert resolve_reference("t", "/etc/x") is None

@@ -4,7 +4,7 @@ Built once when the process starts (``ichor-bot worker``, or ``ichor-bot serve``
 in-process queue) by :func:`build_context`, and handed to the jobs: the in-process queue is
 given a job function bound to it; RQ names its job functions by module path, so
 ``ichor-bot worker`` installs the context for this process (:func:`install`) before it takes a
-job, and a job in a process without one fails saying so. Forge adapters keep their HTTP
+job, and a job in a process without one fails saying so. ForgeAdapter adapters keep their HTTP
 clients and installation tokens across jobs, so each runs on one event loop per thread that
 lives as long as the worker.
 """
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from bot.checks.trees import TreeSource, local_tree
 from bot.errors import IchorError, PermanentForgeError
-from bot.forges.base import Forge, RepoHandle
+from bot.forges.base import ForgeAdapter, RepoHandle
 from bot.forges.local import LocalForge, repository_path
 from bot.gate.content.cache import FactsCache, LayeredFactsCache, MemoryFactsCache
 from bot.gate.run import RegistryCache
@@ -49,7 +49,7 @@ class Adapter:
     comment is posted (on GitHub the check run carries the result; elsewhere the comment is
     the result)."""
 
-    forge: Forge
+    forge: ForgeAdapter
     open_tree: OpenTree
     summary_comment: bool
 
@@ -101,9 +101,9 @@ class WorkerContext:
             return Adapter(gitea, self._store(settings.gitea_url).open, True)
         raise PermanentForgeError(f"unknown forge {forge!r}")
 
-    def _adapter(self, key: str, build: Callable[[], Forge]) -> Forge:
+    def _adapter(self, key: str, build: Callable[[], ForgeAdapter]) -> ForgeAdapter:
         # Per thread: an adapter's HTTP client belongs to the event loop that made it.
-        forges: dict[str, Forge] | None = getattr(self._local, "forges", None)
+        forges: dict[str, ForgeAdapter] | None = getattr(self._local, "forges", None)
         if forges is None:
             forges = self._local.forges = {}
         if key not in forges:

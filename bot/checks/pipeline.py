@@ -36,7 +36,7 @@ from bot.forges.base import (
     CheckHandle,
     CheckOutput,
     Conclusion,
-    Forge,
+    ForgeAdapter,
     GitCredentials,
     RepoHandle,
 )
@@ -96,7 +96,7 @@ class CheckResult:
 
 @dataclass(slots=True)
 class CheckServices:
-    forge: Forge
+    forge: ForgeAdapter
     open_tree: Callable[[RepoHandle], AbstractContextManager[TreeSource]]
     heads: HeadReader | None = None
     cache: FactsCache | None = None
@@ -245,7 +245,7 @@ def _reason(exc: BaseException) -> str:
 
 
 async def report_failure(
-    forge: Forge,
+    forge: ForgeAdapter,
     request: CheckRequest,
     check: CheckHandle | None,
     reason: str,
@@ -269,7 +269,7 @@ async def report_failure(
 
 
 def _keep(
-    history: CheckHistory | None, forge: Forge, request: CheckRequest, output: CheckOutput
+    history: CheckHistory | None, forge: ForgeAdapter, request: CheckRequest, output: CheckOutput
 ) -> None:
     """What was posted, for the status page."""
     if history is not None:

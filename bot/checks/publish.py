@@ -13,7 +13,7 @@ from bot.checks.compare import CheckComparison
 from bot.checks.findings import TouchedLines, line_findings
 from bot.checks.output import check_output, summary_comment
 from bot.errors import ForgeError
-from bot.forges.base import CheckHandle, CheckOutput, Forge, LineCommentSync, RepoHandle
+from bot.forges.base import CheckHandle, CheckOutput, ForgeAdapter, LineCommentSync, RepoHandle
 from bot.state.base import LineCommentMemory
 
 log = logging.getLogger("ichor.check")
@@ -38,7 +38,7 @@ class Publication:
 
 
 async def publish(
-    forge: Forge,
+    forge: ForgeAdapter,
     target: Publication,
     comparison: CheckComparison,
     touched_lines: TouchedLines,
@@ -64,7 +64,7 @@ async def publish(
 
 
 async def _line_comments(
-    forge: Forge,
+    forge: ForgeAdapter,
     target: Publication,
     comparison: CheckComparison,
     touched_lines: TouchedLines,

@@ -43,7 +43,7 @@ class Rerun:
 
 
 Baseline = MergeBase | Commit | Rerun
-# The ref a forge serves a pull request's head under (``Forge.pull_head_ref``).
+# The ref a forge serves a pull request's head under (``ForgeAdapter.pull_head_ref``).
 PullHeadRef = Callable[[int], str]
 
 

@@ -1,1 +1,1 @@
-"""Forge adapters: one small protocol (``base.Forge``) and one module per forge."""
+"""Forge adapters: one small protocol (``base.ForgeAdapter``) and one module per forge."""

@@ -1,6 +1,6 @@
 """What the workers need from a forge, and nothing more.
 
-Every adapter (github, local; gitlab and gitea later) implements :class:`Forge`. Calls are
+Every adapter (github, local; gitlab and gitea later) implements :class:`ForgeAdapter`. Calls are
 async because the HTTP adapters are; the local adapter simply never awaits anything slow.
 Adapters raise :class:`bot.errors.TransientForgeError` for what is worth retrying and
 :class:`bot.errors.PermanentForgeError` for what is not.
@@ -157,7 +157,7 @@ class PullRequestRef:
     base_ref: str | None = None
 
 
-class Forge(Protocol):
+class ForgeAdapter(Protocol):
     name: str
 
     def pull_head_ref(self, number: int) -> str:

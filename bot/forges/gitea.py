@@ -86,7 +86,7 @@ __all__ = ["SUMMARY_MARKER", "GiteaForge"]
 
 
 class GiteaForge:
-    """:class:`bot.forges.base.Forge` for Gitea or Forgejo with an access token."""
+    """:class:`bot.forges.base.ForgeAdapter` for Gitea or Forgejo with an access token."""
 
     name = "gitea"
 
@@ -120,7 +120,7 @@ class GiteaForge:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    # -- the Forge protocol ---------------------------------------------------------------
+    # -- the ForgeAdapter protocol ------------------------------------------------------
 
     def pull_head_ref(self, number: int) -> str:
         return f"refs/pull/{number}/head"

@@ -95,7 +95,7 @@ class _GitHubAPI(gidgethub.httpx.GitHubAPI):
 
 
 class GitHubForge:
-    """:class:`bot.forges.base.Forge` for a GitHub App on github.com or GitHub Enterprise."""
+    """:class:`bot.forges.base.ForgeAdapter` for a GitHub App on github.com or GitHub Enterprise."""
 
     name = "github"
 
@@ -146,7 +146,7 @@ class GitHubForge:
         if self._owns_client:
             await self._client.aclose()
 
-    # -- the Forge protocol ---------------------------------------------------------------
+    # -- the ForgeAdapter protocol ------------------------------------------------------
 
     def pull_head_ref(self, number: int) -> str:
         return f"refs/pull/{number}/head"

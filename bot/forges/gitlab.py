@@ -99,8 +99,8 @@ _REFUSED_TRANSITION = re.compile(r"Cannot transition status via :\w+ from :(\w+)
 
 
 class GitLabForge:
-    """:class:`bot.forges.base.Forge` for gitlab.com or a self-managed GitLab, with a personal,
-    project or group access token (``api`` scope)."""
+    """:class:`bot.forges.base.ForgeAdapter` for gitlab.com or a self-managed GitLab, with a
+    personal, project or group access token (``api`` scope)."""
 
     name = "gitlab"
 
@@ -138,7 +138,7 @@ class GitLabForge:
     async def aclose(self) -> None:
         self._api.close()
 
-    # -- the Forge protocol ---------------------------------------------------------------
+    # -- the ForgeAdapter protocol ------------------------------------------------------
 
     def pull_head_ref(self, number: int) -> str:
         return f"refs/merge-requests/{number}/head"

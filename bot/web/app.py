@@ -35,7 +35,7 @@ from bot.web.setup_github import setup_routes
 from bot.web.submitter import Submitter
 from bot.web.ui import ui_routes
 from bot.webhooks import (
-    Forge,
+    ForgeKind,
     Verification,
     WebhookError,
     event_to_dict,
@@ -80,17 +80,17 @@ class Verifiers:
             settings.webhook_secrets("gitea"),
         )
 
-    def verify(self, forge: Forge, body: bytes, headers: Mapping[str, str]) -> Verification:
-        if forge is Forge.GITHUB:
+    def verify(self, forge: ForgeKind, body: bytes, headers: Mapping[str, str]) -> Verification:
+        if forge is ForgeKind.GITHUB:
             return verify_github(body, headers, self.github)
-        if forge is Forge.GITEA:
+        if forge is ForgeKind.GITEA:
             return verify_gitea(body, headers, self.gitea)
         return verify_gitlab(
             body, headers, self.gitlab, signing_secrets=self.gitlab_signing, now=time.time()
         )
 
     def unconfigured(self) -> list[str]:
-        return [f.value for f in Forge if not getattr(self, f.value)]
+        return [f.value for f in ForgeKind if not getattr(self, f.value)]
 
 
 def create_app(
@@ -133,14 +133,14 @@ def create_app(
             looks.close()
 
     async def webhook(request: Request) -> Response:
-        forge = Forge(request.scope["path"].rsplit("/", 1)[-1])  # .url builds a whole URL
+        forge = ForgeKind(request.scope["path"].rsplit("/", 1)[-1])  # .url builds a whole URL
         started = time.perf_counter()
         response, event_name, outcome = await _handle(forge, request)
         metrics.deliveries.labels(forge.value, event_name, outcome).inc()
         metrics.latency.labels(forge.value).observe(time.perf_counter() - started)
         return response
 
-    async def _handle(forge: Forge, request: Request) -> tuple[Response, str, str]:
+    async def _handle(forge: ForgeKind, request: Request) -> tuple[Response, str, str]:
         # The body's bytes stay counted in the budget until it is parsed and handed over.
         async with limited_body(request, settings.max_body_bytes, budget) as body:
             if isinstance(body, BodyRefusal):
@@ -149,7 +149,7 @@ def create_app(
                 return _json(status, body.value), "-", outcome
             return await _accept(forge, request, body)
 
-    async def _accept(forge: Forge, request: Request, body: bytes) -> tuple[Response, str, str]:
+    async def _accept(forge: ForgeKind, request: Request, body: bytes) -> tuple[Response, str, str]:
         headers = request.headers  # case-insensitive; lower-case keys when iterated
         verification = verifiers.verify(forge, body, headers)
         if not verification.ok:
@@ -206,7 +206,7 @@ def create_app(
         return Response(metrics.render(depth, states), media_type=CONTENT_TYPE)
 
     routes: Sequence[BaseRoute] = [
-        *(Route(f"/webhooks/{f.value}", webhook, methods=["POST"]) for f in Forge),
+        *(Route(f"/webhooks/{f.value}", webhook, methods=["POST"]) for f in ForgeKind),
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         Route("/metrics", metrics_endpoint),

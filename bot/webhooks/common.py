@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.webhooks.events import Forge, Ignored
+from bot.webhooks.events import ForgeKind, Ignored
 from bot.webhooks.payload import JsonObject
 
 TAG_PUSH = "tag pushes are not checked (the bot checks branches)"
@@ -11,7 +11,7 @@ EDITED_COMMENT = "only new comments are acted on (edited or deleted ones are not
 UNKNOWN_EVENT = "unknown event"
 
 
-def ignored(forge: Forge, event_name: str, action: str | None, reason: str) -> Ignored:
+def ignored(forge: ForgeKind, event_name: str, action: str | None, reason: str) -> Ignored:
     # The action is the payload's own text: kept short, since Ignored lands in logs and pages.
     return Ignored(forge, event_name, None if action is None else action[:64], reason)
 

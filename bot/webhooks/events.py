@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeAlias, Union, cast, get_args, get_origin, g
 from bot.webhooks.payload import WebhookError
 
 
-class Forge(StrEnum):
+class ForgeKind(StrEnum):
     """The route a delivery came in on; Forgejo is ``gitea`` with flavor ``forgejo``."""
 
     GITHUB = "github"
@@ -33,7 +33,7 @@ ChangeAction: TypeAlias = Literal["opened", "reopened", "updated"]
 class RepoRef:
     """A repository as the delivery names it (GitLab: ``path_with_namespace``)."""
 
-    forge: Forge
+    forge: ForgeKind
     full_name: str
     id: str | None
     clone_url: str | None  # the forge's HTTP(S) clone URL as sent, never an SSH one
@@ -128,7 +128,7 @@ class InstallationEvent:
 
 @dataclass(frozen=True, slots=True)
 class PingEvent:
-    forge: Forge
+    forge: ForgeKind
     hook_id: int | None
 
 
@@ -136,7 +136,7 @@ class PingEvent:
 class Ignored:
     """A delivery the bot deliberately does nothing with, and why (answered 2xx, not queued)."""
 
-    forge: Forge
+    forge: ForgeKind
     event_name: str
     action: str | None
     reason: str
@@ -172,7 +172,7 @@ def is_actionable(event: Event) -> bool:
 class Delivery:
     """One parsed webhook request: where it came from, the forge's own ids, and the event."""
 
-    forge: Forge
+    forge: ForgeKind
     flavor: Flavor
     event_name: str
     delivery_id: str
@@ -234,7 +234,7 @@ def delivery_from_dict(data: Mapping[str, Any]) -> Delivery:
 
 @dataclass(frozen=True, slots=True)
 class _DeliveryHead:
-    forge: Forge
+    forge: ForgeKind
     flavor: Flavor
     event_name: str
     delivery_id: str
@@ -245,7 +245,7 @@ def _encode_fields(obj: object) -> dict[str, Any]:
 
 
 def _encode(value: object) -> Any:
-    if isinstance(value, Forge):
+    if isinstance(value, ForgeKind):
         return value.value
     if isinstance(value, RepoRef):
         return _encode_fields(value)
@@ -293,9 +293,9 @@ def _decode(tp: Any, value: Any, path: str) -> Any:
     elif tp is int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
-    elif tp is Forge:
-        if isinstance(value, str) and value in {forge.value for forge in Forge}:
-            return Forge(value)
+    elif tp is ForgeKind:
+        if isinstance(value, str) and value in {forge.value for forge in ForgeKind}:
+            return ForgeKind(value)
     elif tp is RepoRef and isinstance(value, Mapping):
         return _decode_dataclass(RepoRef, value, path)
     raise WebhookError(f"{path}: unexpected value")

@@ -21,14 +21,14 @@ from bot.webhooks.events import (
     ChangeRequestEvent,
     CommentEvent,
     Event,
-    Forge,
+    ForgeKind,
     PushEvent,
     RepoRef,
 )
 from bot.webhooks.names import gitea_repository
 from bot.webhooks.payload import JsonObject, is_zero_sha
 
-_F = Forge.GITEA
+_F = ForgeKind.GITEA
 _PR_ACTIONS: dict[str, ChangeAction] = {
     "opened": "opened",
     "reopened": "reopened",

@@ -18,7 +18,7 @@ from bot.webhooks.events import (
     CheckRerequestEvent,
     CommentEvent,
     Event,
-    Forge,
+    ForgeKind,
     InstallationEvent,
     PingEvent,
     PushEvent,
@@ -28,7 +28,7 @@ from bot.webhooks.events import (
 from bot.webhooks.names import github_repository
 from bot.webhooks.payload import JsonObject, is_zero_sha
 
-_F = Forge.GITHUB
+_F = ForgeKind.GITHUB
 # ready_for_review leaves the head alone, but a draft may have been skipped until now.
 _PR_ACTIONS: dict[str, ChangeAction] = {
     "opened": "opened",

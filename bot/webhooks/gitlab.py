@@ -22,14 +22,14 @@ from bot.webhooks.events import (
     ChangeRequestEvent,
     CommentEvent,
     Event,
-    Forge,
+    ForgeKind,
     PushEvent,
     RepoRef,
 )
 from bot.webhooks.names import gitlab_repository
 from bot.webhooks.payload import JsonObject, WebhookError, is_zero_sha
 
-_F = Forge.GITLAB
+_F = ForgeKind.GITLAB
 # GitLab users carry no bot flag in hooks; project and group access tokens act as users named
 # project_<id>_bot_<hex> / group_<id>_bot_<hex>, and GitLab's own bots end in -bot.
 _BOT = re.compile(r"(?:project|group)_\d+_bot\w*|[\w.-]*[-_]bot", re.IGNORECASE)

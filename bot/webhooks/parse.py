@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from bot.webhooks.events import Delivery, Forge
+from bot.webhooks.events import Delivery, ForgeKind
 from bot.webhooks.gitea import parse_gitea
 from bot.webhooks.github import parse_github
 from bot.webhooks.gitlab import parse_gitlab
@@ -22,13 +22,13 @@ _DELIVERY_ID = re.compile(r"[\x21-\x7e]{1,200}")
 _EVENT_NAME = re.compile(r"[\x21-\x7e](?:[\x20-\x7e]{0,98}[\x21-\x7e])?")
 
 
-def parse_delivery(forge: Forge, headers: Mapping[str, str], body: bytes) -> Delivery:
+def parse_delivery(forge: ForgeKind, headers: Mapping[str, str], body: bytes) -> Delivery:
     """The delivery's ids and event; a WebhookError (answered 400) when either is unusable."""
-    if forge is Forge.GITHUB:
+    if forge is ForgeKind.GITHUB:
         name = _event_name(headers, "X-GitHub-Event")
         delivery_id = _delivery_id(headers, "X-GitHub-Delivery")
         return Delivery(forge, "github", name, delivery_id, parse_github(name, parse_json(body)))
-    if forge is Forge.GITLAB:
+    if forge is ForgeKind.GITLAB:
         name = _event_name(headers, "X-Gitlab-Event")
         # webhook-id equals Idempotency-Key and, with a signing token, is the signed one, so a
         # replay cannot dodge deduplication by changing an unsigned header.

@@ -14,7 +14,7 @@ from bot.queueing.base import pull_key
 from bot.settings import Settings
 from bot.state.base import StateStore
 from bot.state.memory import memory_state
-from bot.webhooks import ChangeRequestEvent, Forge, PushEvent, RepoRef, event_to_dict
+from bot.webhooks import ChangeRequestEvent, ForgeKind, PushEvent, RepoRef, event_to_dict
 from tests.support.gitops import SECRET, THREE_PUSHES, base_files, configmap
 from tests.support.gitrepo import WorkRepo
 from workers.context import WorkerContext, build_context, installed_context
@@ -46,7 +46,7 @@ def settings(tmp_path: Path) -> Settings:
 
 def ref(name: str = NAME) -> RepoRef:
     return RepoRef(
-        Forge.GITHUB,
+        ForgeKind.GITHUB,
         name,
         "1",
         f"https://github.com/{name}.git",

@@ -10,14 +10,14 @@ from bot.checks.request import (
     asks_for_check,
     request_for,
 )
-from bot.webhooks import ChangeRequestEvent, CheckRerequestEvent, Forge, PushEvent, RepoRef
+from bot.webhooks import ChangeRequestEvent, CheckRerequestEvent, ForgeKind, PushEvent, RepoRef
 
 NAME = "acme/gitops"
 HEAD, BASE = "a" * 40, "b" * 40
 SHA256_ZERO = "0" * 64
 
 
-def ref(forge: Forge = Forge.GITHUB) -> RepoRef:
+def ref(forge: ForgeKind = ForgeKind.GITHUB) -> RepoRef:
     return RepoRef(forge, NAME, "1", f"https://x.test/{NAME}.git", f"https://x.test/{NAME}", "main")
 
 
@@ -35,7 +35,19 @@ def push(ref_name: str, before: str, after: str, *, created: bool = False) -> Pu
 
 def test_a_pull_request_fetches_the_head_ref_its_adapter_names() -> None:
     event = ChangeRequestEvent(
-        ref(Forge.GITLAB), 7, "opened", HEAD, "main", "f", None, None, NAME, False, "a", 1, False
+        ref(ForgeKind.GITLAB),
+        7,
+        "opened",
+        HEAD,
+        "main",
+        "f",
+        None,
+        None,
+        NAME,
+        False,
+        "a",
+        1,
+        False,
     )
     got = request(event, "gitlab")
     assert got is not None

@@ -21,7 +21,7 @@ from bot.forges.base import (
     CheckHandle,
     CheckOutput,
     Conclusion,
-    Forge,
+    ForgeAdapter,
     LineCommentSync,
     LineFinding,
     Permission,
@@ -112,7 +112,7 @@ def clean(fake: FakeGitea) -> None:
 
 
 def test_the_adapter_is_a_forge() -> None:
-    forge: Forge = GiteaForge(url="https://git.example.test", token="t0ken")
+    forge: ForgeAdapter = GiteaForge(url="https://git.example.test", token="t0ken")
     assert forge.name == "gitea"
 
 

@@ -25,7 +25,7 @@ from bot.forges.base import (
     CheckHandle,
     CheckOutput,
     Conclusion,
-    Forge,
+    ForgeAdapter,
     Permission,
     PullRequestRef,
     RepoHandle,
@@ -161,7 +161,7 @@ def gh(fake: FakeGitHub) -> Harness:
 
 
 def test_it_is_a_forge(gh: Harness) -> None:
-    forge: Forge = gh.forge
+    forge: ForgeAdapter = gh.forge
     assert forge.name == "github"
 
 

@@ -22,7 +22,7 @@ from bot.forges.base import (
     CheckHandle,
     CheckOutput,
     Conclusion,
-    Forge,
+    ForgeAdapter,
     LineCommentSync,
     LineFinding,
     Permission,
@@ -93,7 +93,7 @@ def sent(fake: FakeGitLab) -> list[Any]:
 
 
 def test_it_is_a_forge(forge: GitLabForge) -> None:
-    protocol: Forge = forge
+    protocol: ForgeAdapter = forge
     assert protocol.name == "gitlab"
 
 

@@ -15,7 +15,7 @@ from bot.webhooks import (
     CommentEvent,
     Delivery,
     Event,
-    Forge,
+    ForgeKind,
     Ignored,
     InstallationEvent,
     PingEvent,
@@ -31,7 +31,7 @@ from bot.webhooks import (
 )
 
 SHA_A, SHA_B = "a" * 40, "b" * 64
-REPO = RepoRef(Forge.GITLAB, "group/sub/project", "72081820", None, "https://gl.test/x", "main")
+REPO = RepoRef(ForgeKind.GITLAB, "group/sub/project", "72081820", None, "https://gl.test/x", "main")
 EVENTS: list[Event] = [
     ChangeRequestEvent(
         repo=REPO,
@@ -53,8 +53,10 @@ EVENTS: list[Event] = [
     CheckRerequestEvent(REPO, SHA_A, None, 118578147, (2, 7), 957387),
     RequestedActionEvent(REPO, SHA_A, "lgtm|26764", 1494503112, 690857),
     InstallationEvent("added", 957387, "Codertocat", ("a/b", "c/d"), ("e/f",)),
-    PingEvent(Forge.GITHUB, None),
-    Ignored(Forge.GITEA, "pull_request_approved", None, "pull request reviews are not acted on"),
+    PingEvent(ForgeKind.GITHUB, None),
+    Ignored(
+        ForgeKind.GITEA, "pull_request_approved", None, "pull request reviews are not acted on"
+    ),
 ]
 
 
@@ -91,7 +93,7 @@ def test_the_dict_form_is_plain() -> None:
 
 
 def test_delivery_round_trip() -> None:
-    delivery = Delivery(Forge.GITEA, "forgejo", "issue_comment", "f-1", EVENTS[2])
+    delivery = Delivery(ForgeKind.GITEA, "forgejo", "issue_comment", "f-1", EVENTS[2])
     data = delivery_to_dict(delivery)
     assert delivery_from_dict(json.loads(json.dumps(data))) == delivery
 
@@ -138,7 +140,7 @@ def test_decoding_refuses_non_objects() -> None:
             event_from_dict(data)
     with pytest.raises(WebhookError):
         delivery_from_dict({"forge": "github", "event": None})
-    bad_flavor = delivery_to_dict(Delivery(Forge.GITHUB, "github", "ping", "d", EVENTS[6]))
+    bad_flavor = delivery_to_dict(Delivery(ForgeKind.GITHUB, "github", "ping", "d", EVENTS[6]))
     bad_flavor["flavor"] = "gogs"
     with pytest.raises(WebhookError, match=r"delivery\.flavor"):
         delivery_from_dict(bad_flavor)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bot.webhooks import Delivery, Forge, WebhookError, parse_delivery
+from bot.webhooks import Delivery, ForgeKind, WebhookError, parse_delivery
 from tests.conftest import load_fixture
 from tests.webhooks.helpers import gitea_headers, github_headers, gitlab_headers
 
@@ -17,12 +17,12 @@ def fixture(name: str) -> dict[str, Any]:
     return data
 
 
-def parse(forge: Forge, headers: dict[str, str], payload: dict[str, Any]) -> Delivery:
+def parse(forge: ForgeKind, headers: dict[str, str], payload: dict[str, Any]) -> Delivery:
     return parse_delivery(forge, headers, json.dumps(payload).encode())
 
 
 def github(event: str, payload: dict[str, Any]) -> Any:
-    return parse(Forge.GITHUB, github_headers(event), payload).event
+    return parse(ForgeKind.GITHUB, github_headers(event), payload).event
 
 
 HEADERS = {
@@ -41,7 +41,7 @@ HEADERS = {
 }
 
 
-@pytest.mark.parametrize("forge", list(Forge))
+@pytest.mark.parametrize("forge", list(ForgeKind))
 @pytest.mark.parametrize(
     "body",
     [
@@ -57,11 +57,11 @@ HEADERS = {
         b"payload=%7B%7D",  # a hook left on application/x-www-form-urlencoded
     ],
 )
-def test_a_body_that_is_not_a_json_object_is_a_webhook_error(forge: Forge, body: bytes) -> None:
+def test_a_body_that_is_not_a_json_object_is_a_webhook_error(forge: ForgeKind, body: bytes) -> None:
     headers = {
-        Forge.GITHUB: github_headers("push"),
-        Forge.GITLAB: gitlab_headers("Push Hook"),
-        Forge.GITEA: gitea_headers("push"),
+        ForgeKind.GITHUB: github_headers("push"),
+        ForgeKind.GITLAB: gitlab_headers("Push Hook"),
+        ForgeKind.GITEA: gitea_headers("push"),
     }[forge]
     with pytest.raises(WebhookError, match="JSON"):
         parse_delivery(forge, headers, body)
@@ -111,11 +111,11 @@ def test_gitlab_and_gitea_name_their_missing_fields_too() -> None:
     payload = fixture("gitlab/merge_request__open-woodpecker.json")
     del payload["object_attributes"]["last_commit"]["id"]
     with pytest.raises(WebhookError, match=r"missing field object_attributes\.last_commit\.id"):
-        parse(Forge.GITLAB, gitlab_headers("Merge Request Hook"), payload)
+        parse(ForgeKind.GITLAB, gitlab_headers("Merge Request Hook"), payload)
     payload = fixture("gitea/pull_request__opened.json")
     del payload["repository"]
     with pytest.raises(WebhookError, match="missing field repository"):
-        parse(Forge.GITEA, gitea_headers("pull_request"), payload)
+        parse(ForgeKind.GITEA, gitea_headers("pull_request"), payload)
 
 
 READ_URLS = frozenset({"clone_url", "html_url", "web_url", "git_http_url", "http_url"})
@@ -159,7 +159,7 @@ def node_paths(value: object, depth: int = 0) -> list[tuple[Any, ...]]:
     ],
 )
 def test_no_mutation_crashes_the_parser(name: str) -> None:
-    forge, headers, payload = Forge(name.split("/")[0]), HEADERS[name], fixture(name)
+    forge, headers, payload = ForgeKind(name.split("/")[0]), HEADERS[name], fixture(name)
     for path in node_paths(payload):
         parent = payload
         for key in path[:-1]:
@@ -193,7 +193,7 @@ NAMES = {
 @pytest.mark.parametrize("name", sorted(NAMES))
 @pytest.mark.parametrize("value", ["octo/../gitops", "../gitops", "octo/git%2F..%2Fops", "a/."])
 def test_repository_names_that_leave_their_path_are_refused(name: str, value: str) -> None:
-    forge = Forge(name.split("/")[0])
+    forge = ForgeKind(name.split("/")[0])
     payload = _with(name, NAMES[name], value)
     with pytest.raises(WebhookError, match=r"\.(full_name|path_with_namespace): "):
         parse(forge, HEADERS[name], payload)
@@ -217,7 +217,7 @@ WEB_URLS = {
 @pytest.mark.parametrize("name", sorted(CLONE_URLS))
 def test_a_url_of_another_repository_is_refused(name: str, urls: dict[str, list[str]]) -> None:
     # The clone URL (or the page URL, cloned when there is none) is what gets fetched.
-    forge = Forge(name.split("/")[0])
+    forge = ForgeKind(name.split("/")[0])
     payload = _with(name, urls[name], "https://forge.example/evil/other.git")
     with pytest.raises(WebhookError, match="names another repository"):
         parse(forge, HEADERS[name], payload)
@@ -233,6 +233,6 @@ BRANCHES = {
 @pytest.mark.parametrize("name", sorted(BRANCHES))
 @pytest.mark.parametrize("branch", ["a/.git/x", "x.lock", "a//b", "/x", "x/", "x."])
 def test_branch_names_git_would_refuse_are_refused(name: str, branch: str) -> None:
-    forge = Forge(name.split("/")[0])
+    forge = ForgeKind(name.split("/")[0])
     with pytest.raises(WebhookError, match="not a valid git ref name"):
         parse(forge, HEADERS[name], _with(name, BRANCHES[name], branch))

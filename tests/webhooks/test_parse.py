@@ -11,7 +11,7 @@ from bot.webhooks import (
     ChangeRequestEvent,
     CommentEvent,
     Delivery,
-    Forge,
+    ForgeKind,
     Ignored,
     InstallationEvent,
     PushEvent,
@@ -35,20 +35,20 @@ def fixture(name: str) -> dict[str, Any]:
     return data
 
 
-def parse(forge: Forge, headers: dict[str, str], payload: dict[str, Any]) -> Delivery:
+def parse(forge: ForgeKind, headers: dict[str, str], payload: dict[str, Any]) -> Delivery:
     return parse_delivery(forge, headers, json.dumps(payload).encode())
 
 
 def github(event: str, payload: dict[str, Any]) -> Any:
-    return parse(Forge.GITHUB, github_headers(event), payload).event
+    return parse(ForgeKind.GITHUB, github_headers(event), payload).event
 
 
 def gitlab(event: str, payload: dict[str, Any]) -> Any:
-    return parse(Forge.GITLAB, gitlab_headers(event), payload).event
+    return parse(ForgeKind.GITLAB, gitlab_headers(event), payload).event
 
 
 def gitea(event: str, payload: dict[str, Any], event_type: str | None = None) -> Any:
-    return parse(Forge.GITEA, gitea_headers(event, event_type), payload).event
+    return parse(ForgeKind.GITEA, gitea_headers(event, event_type), payload).event
 
 
 # Delivery ids and event headers
@@ -59,52 +59,52 @@ def test_github_delivery_and_event_headers_are_required() -> None:
     headers = github_headers("ping")
     del headers["x-github-delivery"]
     with pytest.raises(WebhookError, match="X-GitHub-Delivery"):
-        parse_delivery(Forge.GITHUB, headers, body)
+        parse_delivery(ForgeKind.GITHUB, headers, body)
     with pytest.raises(WebhookError, match="missing X-GitHub-Event"):
-        parse_delivery(Forge.GITHUB, {"x-github-delivery": "d"}, body)
+        parse_delivery(ForgeKind.GITHUB, {"x-github-delivery": "d"}, body)
 
 
 def test_gitlab_delivery_id_prefers_the_signed_id_then_idempotency_key_then_event_uuid() -> None:
     body = raw("gitlab/push__woodpecker.json")
     headers = gitlab_headers("Push Hook", idempotency_key="idem", event_uuid="uuid")
-    assert parse_delivery(Forge.GITLAB, headers, body).delivery_id == "idem"
-    assert parse_delivery(Forge.GITLAB, {**headers, "webhook-id": "idem"}, body).delivery_id
+    assert parse_delivery(ForgeKind.GITLAB, headers, body).delivery_id == "idem"
+    assert parse_delivery(ForgeKind.GITLAB, {**headers, "webhook-id": "idem"}, body).delivery_id
     signed = {**headers, "webhook-id": "signed"}
-    assert parse_delivery(Forge.GITLAB, signed, body).delivery_id == "signed"
+    assert parse_delivery(ForgeKind.GITLAB, signed, body).delivery_id == "signed"
     older = gitlab_headers("Push Hook", idempotency_key=None, event_uuid="uuid")
-    assert parse_delivery(Forge.GITLAB, older, body).delivery_id == "uuid"
+    assert parse_delivery(ForgeKind.GITLAB, older, body).delivery_id == "uuid"
     with pytest.raises(WebhookError, match="Idempotency-Key"):
-        parse_delivery(Forge.GITLAB, gitlab_headers("Push Hook", None, None), body)
+        parse_delivery(ForgeKind.GITLAB, gitlab_headers("Push Hook", None, None), body)
 
 
 def test_gitea_and_forgejo_delivery_ids_and_flavor() -> None:
     body = raw("gitea/push__branch.json")
-    delivery = parse_delivery(Forge.GITEA, gitea_headers("push", delivery="g-1"), body)
+    delivery = parse_delivery(ForgeKind.GITEA, gitea_headers("push", delivery="g-1"), body)
     assert (delivery.flavor, delivery.delivery_id, delivery.event_name) == ("gitea", "g-1", "push")
-    delivery = parse_delivery(Forge.GITEA, forgejo_headers("push", delivery="f-1"), body)
+    delivery = parse_delivery(ForgeKind.GITEA, forgejo_headers("push", delivery="f-1"), body)
     assert (delivery.forge, delivery.flavor, delivery.delivery_id) == (
-        Forge.GITEA,
+        ForgeKind.GITEA,
         "forgejo",
         "f-1",
     )
     headers = gitea_headers("push")
     del headers["x-gitea-delivery"]
     with pytest.raises(WebhookError, match="X-Gitea-Delivery"):
-        parse_delivery(Forge.GITEA, headers, body)
+        parse_delivery(ForgeKind.GITEA, headers, body)
 
 
 def test_the_gitea_route_never_reads_github_style_headers() -> None:
     body = raw("gitea/push__branch.json")
     github_only = {"x-github-event": "push", "x-github-delivery": "d-1"}
     with pytest.raises(WebhookError, match="missing X-Gitea-Event"):
-        parse_delivery(Forge.GITEA, github_only, body)
+        parse_delivery(ForgeKind.GITEA, github_only, body)
     mixed = {**gitea_headers("push"), "x-github-event": "pull_request"}
-    assert isinstance(parse_delivery(Forge.GITEA, mixed, body).event, PushEvent)
+    assert isinstance(parse_delivery(ForgeKind.GITEA, mixed, body).event, PushEvent)
 
 
 def test_the_github_route_never_reads_gitea_headers() -> None:
     with pytest.raises(WebhookError, match="X-GitHub-Event"):
-        parse_delivery(Forge.GITHUB, {"x-gitea-event": "push", "x-gitea-delivery": "d"}, b"{}")
+        parse_delivery(ForgeKind.GITHUB, {"x-gitea-event": "push", "x-gitea-delivery": "d"}, b"{}")
 
 
 @pytest.mark.parametrize(
@@ -113,24 +113,24 @@ def test_the_github_route_never_reads_gitea_headers() -> None:
 def test_unusable_delivery_ids_are_refused(delivery_id: str) -> None:
     headers = github_headers("ping", delivery_id)
     with pytest.raises(WebhookError):
-        parse_delivery(Forge.GITHUB, headers, raw("github/ping__repository.json"))
+        parse_delivery(ForgeKind.GITHUB, headers, raw("github/ping__repository.json"))
 
 
 def test_unusable_event_names_are_refused() -> None:
     for name in ("", " push", "push\r\nX-Injected: 1", "x" * 101):
         with pytest.raises(WebhookError):
-            parse_delivery(Forge.GITHUB, github_headers(name), b"{}")
+            parse_delivery(ForgeKind.GITHUB, github_headers(name), b"{}")
 
 
 @pytest.mark.parametrize(
     ("forge", "headers"),
     [
-        (Forge.GITHUB, github_headers("star")),
-        (Forge.GITLAB, gitlab_headers("Pipeline Hook")),
-        (Forge.GITEA, gitea_headers("release")),
+        (ForgeKind.GITHUB, github_headers("star")),
+        (ForgeKind.GITLAB, gitlab_headers("Pipeline Hook")),
+        (ForgeKind.GITEA, gitea_headers("release")),
     ],
 )
-def test_unknown_events_are_ignored(forge: Forge, headers: dict[str, str]) -> None:
+def test_unknown_events_are_ignored(forge: ForgeKind, headers: dict[str, str]) -> None:
     body = b'{"action": "created", "object_attributes": {"action": "created"}}'
     delivery = parse_delivery(forge, headers, body)
     assert delivery.event == Ignored(forge, delivery.event_name, "created", "unknown event")

@@ -15,7 +15,7 @@ from bot.webhooks import (
     ChangeRequestEvent,
     CheckRerequestEvent,
     CommentEvent,
-    Forge,
+    ForgeKind,
     Ignored,
     InstallationEvent,
     PingEvent,
@@ -49,8 +49,8 @@ class Recorded:
     event_type: str | None = None  # Gitea's X-Gitea-Event-Type, when it differs
 
     @property
-    def forge(self) -> Forge:
-        return Forge(self.fixture.split("/")[0])
+    def forge(self) -> ForgeKind:
+        return ForgeKind(self.fixture.split("/")[0])
 
 
 # fmt: off
@@ -153,7 +153,7 @@ CASES = [
              InstallationEvent, {"action": "added", "installation_id": 957387,
                                  "repositories": ("Codertocat/Space",), "removed": ()}),
     Recorded("github/ping__repository.json", GH + "ping.json", "ping", PingEvent,
-             {"hook_id": 109948940, "forge": Forge.GITHUB}),
+             {"hook_id": 109948940, "forge": ForgeKind.GITHUB}),
     # GitLab: woodpecker captures (GitLab 18.3), go-gitlab doc examples, go-scm captures
     Recorded("gitlab/merge_request__open-woodpecker.json",
              GL + "merge_request.open.woodpecker.json", MRH, ChangeRequestEvent,
@@ -254,9 +254,9 @@ CASES = [
 
 
 def headers_for(case: Recorded, delivery: str) -> dict[str, str]:
-    if case.forge is Forge.GITHUB:
+    if case.forge is ForgeKind.GITHUB:
         return github_headers(case.event, delivery)
-    if case.forge is Forge.GITLAB:
+    if case.forge is ForgeKind.GITLAB:
         return gitlab_headers(case.event, idempotency_key=delivery)
     return gitea_headers(case.event, case.event_type, delivery)
 
@@ -289,10 +289,10 @@ def test_recorded_payload_parses_to_its_event(case: Recorded) -> None:
 @pytest.mark.parametrize("case", CASES, ids=[case.fixture for case in CASES])
 def test_recorded_payload_verifies_when_signed(case: Recorded) -> None:
     body, secret = raw(case.fixture), "rotated-in"
-    if case.forge is Forge.GITHUB:
+    if case.forge is ForgeKind.GITHUB:
         headers = {"x-hub-signature-256": "sha256=" + hex_hmac(secret, body)}
         assert verify_github(body, headers, ["old", secret]).ok
-    elif case.forge is Forge.GITEA:
+    elif case.forge is ForgeKind.GITEA:
         assert verify_gitea(body, {"x-gitea-signature": hex_hmac(secret, body)}, [secret]).ok
     else:
         assert verify_gitlab(body, {"x-gitlab-token": secret}, ["old", secret]).ok

@@ -25,7 +25,7 @@ from bot.state.memory import memory_state
 from bot.webhooks import (
     ChangeRequestEvent,
     CheckRerequestEvent,
-    Forge,
+    ForgeKind,
     PushEvent,
     RepoRef,
     event_to_dict,
@@ -71,7 +71,7 @@ def test_the_context_built_at_start_up_is_the_one_jobs_use(tmp_path: Path) -> No
 
 
 def _change(head: str, base: str) -> dict[str, Any]:
-    repo = RepoRef(Forge.GITHUB, NAME, "1", f"https://github.com/{NAME}.git", "", "main")
+    repo = RepoRef(ForgeKind.GITHUB, NAME, "1", f"https://github.com/{NAME}.git", "", "main")
     event = ChangeRequestEvent(
         repo, 7, "opened", head, "main", "feature", base, None, NAME, False, "alice", 1, False
     )

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from bot.checks.trees import TreeSource, local_tree
 from bot.errors import IchorError, PermanentForgeError
-from bot.forges.base import ForgeAdapter, RepoHandle
+from bot.forges.base import ForgeAdapter, RepoRef
 from bot.forges.local import LocalForge, repository_path
 from bot.gate.content.cache import FactsCache, LayeredFactsCache, MemoryFactsCache
 from bot.gate.run import RegistryCache
@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # imported for real where they are used, on first use
     from bot.git.store import GitStore
 
 T = TypeVar("T")
-OpenTree = Callable[[RepoHandle], AbstractContextManager[TreeSource]]
+OpenTree = Callable[[RepoRef], AbstractContextManager[TreeSource]]
 
 
 class AttemptCounter(Protocol):
@@ -122,7 +122,7 @@ class WorkerContext:
 
 
 def _opener(path: str) -> OpenTree:
-    def open_tree(repo: RepoHandle) -> AbstractContextManager[TreeSource]:
+    def open_tree(repo: RepoRef) -> AbstractContextManager[TreeSource]:
         return local_tree(path)
 
     return open_tree

@@ -38,7 +38,7 @@ from bot.forges.base import (
     Conclusion,
     ForgeAdapter,
     GitCredentials,
-    RepoHandle,
+    RepoRef,
 )
 from bot.gate.content.cache import FactsCache
 from bot.gate.policy import CONFIG_FILE, GatePolicy
@@ -57,7 +57,7 @@ class CheckHistory(Protocol):
     def record(
         self,
         forge: str,
-        repo: RepoHandle,
+        repo: RepoRef,
         number: int | None,
         delivery_id: str,
         head_sha: str,
@@ -97,7 +97,7 @@ class CheckResult:
 @dataclass(slots=True)
 class CheckServices:
     forge: ForgeAdapter
-    open_tree: Callable[[RepoHandle], AbstractContextManager[TreeSource]]
+    open_tree: Callable[[RepoRef], AbstractContextManager[TreeSource]]
     heads: HeadReader | None = None
     cache: FactsCache | None = None
     registries: RegistryCache | None = None

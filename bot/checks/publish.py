@@ -13,7 +13,7 @@ from bot.checks.compare import CheckComparison
 from bot.checks.findings import TouchedLines, line_findings
 from bot.checks.output import check_output, summary_comment
 from bot.errors import ForgeError
-from bot.forges.base import CheckHandle, CheckOutput, ForgeAdapter, LineCommentSync, RepoHandle
+from bot.forges.base import CheckHandle, CheckOutput, ForgeAdapter, LineCommentSync, RepoRef
 from bot.state.base import LineCommentMemory
 
 log = logging.getLogger("ichor.check")
@@ -26,7 +26,7 @@ PullMemory = LineCommentMemory
 
 @dataclass(frozen=True, slots=True)
 class Publication:
-    repo: RepoHandle
+    repo: RepoRef
     check: CheckHandle
     number: int | None
     pull: str | None

@@ -8,12 +8,12 @@ is made follows from the baseline's kind.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeGuard
 
-from bot.forges.base import RepoHandle
+from bot.forges.base import RepoRef
 from bot.state.base import pull_key
-from bot.webhooks import ChangeRequestEvent, CheckRerequestEvent, PushEvent, RepoRef
+from bot.webhooks import ChangeRequestEvent, CheckRerequestEvent, PushEvent
 from bot.webhooks.payload import is_zero_sha
 
 
@@ -49,7 +49,7 @@ PullHeadRef = Callable[[int], str]
 
 @dataclass(frozen=True, slots=True)
 class CheckRequest:
-    repo: RepoHandle
+    repo: RepoRef
     head_sha: str
     baseline: Baseline
     fetch_refs: tuple[str, ...]
@@ -63,18 +63,13 @@ class CheckRequest:
         return None if isinstance(self.baseline, Rerun) else self.baseline.sha
 
 
-def repo_handle(repo: RepoRef, installation_id: int | None) -> RepoHandle:
-    return RepoHandle(
-        repo.forge.value,
-        repo.full_name,
-        repo.clone_url or repo.web_url + ".git",
-        installation_id=installation_id,
-        project_id=repo.id,
-    )
+def acted_on(repo: RepoRef, installation_id: int | None) -> RepoRef:
+    """The delivery's repository with the installation that acts on it (GitHub)."""
+    return replace(repo, installation_id=installation_id)
 
 
 def pull_request(
-    repo: RepoHandle,
+    repo: RepoRef,
     head_sha: str,
     base: MergeBase,
     number: int,
@@ -104,7 +99,7 @@ def request_for(
     """The check an event asks for, or None when it asks for none."""
     if isinstance(event, ChangeRequestEvent):
         return pull_request(
-            repo_handle(event.repo, event.installation_id),
+            acted_on(event.repo, event.installation_id),
             event.head_sha,
             MergeBase(event.base_sha, event.base_ref),
             event.number,
@@ -116,7 +111,7 @@ def request_for(
         return _push_request(event, delivery_id)
     if isinstance(event, CheckRerequestEvent):
         return CheckRequest(
-            repo_handle(event.repo, event.installation_id),
+            acted_on(event.repo, event.installation_id),
             event.head_sha,
             Rerun(event.pull_numbers),
             (),
@@ -140,7 +135,7 @@ def asks_for_check(event: object) -> TypeGuard[CheckedEvent]:
 def _push_request(event: PushEvent, delivery_id: str) -> CheckRequest | None:
     if not asks_for_check(event):
         return None
-    repo = repo_handle(event.repo, event.installation_id)
+    repo = acted_on(event.repo, event.installation_id)
     default = event.repo.default_branch
     if default and event.ref != f"refs/heads/{default}":
         # A branch other than the default one is checked as a pull request into the default

@@ -40,15 +40,32 @@ class Conclusion(enum.StrEnum):
     ERROR = "error"  # the check could not be completed (not a verdict)
 
 
-@dataclass(frozen=True, slots=True)
-class RepoHandle:
-    """The repository a job acts on, as the forge names it."""
+class ForgeKind(enum.StrEnum):
+    """Which forge: the route a delivery came in on; Forgejo is ``gitea`` (its flavor says
+    which)."""
 
-    forge: str  # "github", "gitlab", "gitea", "local"
-    full_name: str  # owner/name (GitLab: path_with_namespace)
-    clone_url: str  # https URL of the *base* repository (never a fork's)
-    installation_id: int | None = None  # GitHub App installation
-    project_id: str | None = None  # GitLab project id, when known
+    GITHUB = "github"
+    GITLAB = "gitlab"
+    GITEA = "gitea"
+
+
+@dataclass(frozen=True, slots=True)
+class RepoRef:
+    """A repository, as its delivery names it and every job acts on it (GitLab: the
+    ``path_with_namespace``; ``id`` is GitLab's project id, when known)."""
+
+    forge: ForgeKind
+    full_name: str
+    id: str | None = None
+    clone_url: str | None = None  # the forge's HTTP(S) clone URL as sent, never an SSH one
+    web_url: str = ""
+    default_branch: str | None = None
+    installation_id: int | None = None  # the GitHub App installation acting on it
+
+    @property
+    def git_url(self) -> str:
+        """The URL git fetches from: the clone URL sent, else the web URL's ``.git``."""
+        return self.clone_url or self.web_url + ".git"
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,31 +181,29 @@ class ForgeAdapter(Protocol):
         """The ref this forge serves pull request ``number``'s head under."""
         ...
 
-    async def git_credentials(self, repo: RepoHandle) -> GitCredentials | None:
+    async def git_credentials(self, repo: RepoRef) -> GitCredentials | None:
         """Credentials for fetching ``repo`` over HTTPS; None when no auth is needed."""
         ...
 
     async def start_check(
-        self, repo: RepoHandle, head_sha: str, *, external_id: str, resume: bool = False
+        self, repo: RepoRef, head_sha: str, *, external_id: str, resume: bool = False
     ) -> CheckHandle:
         """Show the check as running on ``head_sha``. With ``resume`` (the job ran before: a
         retry, or its worker died) reuse the check this ``external_id`` started, so a delivery
         never leaves a second check behind; a commit status is the same status again."""
         ...
 
-    async def complete_check(
-        self, repo: RepoHandle, check: CheckHandle, output: CheckOutput
-    ) -> None:
+    async def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
         """Finish a started check with its verdict (or ``Conclusion.ERROR`` and why)."""
         ...
 
-    async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str | None:
+    async def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
         """Create the one summary comment on a PR/MR, or edit it in place; returns its URL."""
         ...
 
     async def sync_line_comments(
         self,
-        repo: RepoHandle,
+        repo: RepoRef,
         number: int,
         *,
         head_sha: str,
@@ -201,20 +216,18 @@ class ForgeAdapter(Protocol):
         gone. Never delete a comment, and never touch comments written by people."""
         ...
 
-    async def permission(self, repo: RepoHandle, user: str) -> Permission: ...
+    async def permission(self, repo: RepoRef, user: str) -> Permission: ...
 
-    async def get_pull_request(self, repo: RepoHandle, number: int) -> PullRequestRef:
+    async def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         """A pull request's current head and base (for a re-requested check)."""
         ...
 
-    async def find_pull_request(
-        self, repo: RepoHandle, head: str, base: str
-    ) -> PullRequestRef | None:
+    async def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         """An open PR from branch ``head`` into ``base``; a failed lookup raises, never None."""
         ...
 
     async def open_pull_request(
-        self, repo: RepoHandle, *, head: str, base: str, title: str, body: str
+        self, repo: RepoRef, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef: ...
 
     async def aclose(self) -> None: ...

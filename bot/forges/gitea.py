@@ -46,7 +46,7 @@ from bot.forges.base import (
     LineFinding,
     Permission,
     PullRequestRef,
-    RepoHandle,
+    RepoRef,
     headline,
     marker_fingerprint,
 )
@@ -125,7 +125,7 @@ class GiteaForge:
     def pull_head_ref(self, number: int) -> str:
         return f"refs/pull/{number}/head"
 
-    async def git_credentials(self, repo: RepoHandle) -> GitCredentials:
+    async def git_credentials(self, repo: RepoRef) -> GitCredentials:
         repo_path(repo, "")
         # Gitea's and Forgejo's Basic method take the username as the token when the password
         # is empty or "x-oauth-basic", before (and regardless of) password logins, so this
@@ -135,7 +135,7 @@ class GiteaForge:
         return GitCredentials(host=self._http.host, header=f"Authorization: Basic {basic}")
 
     async def start_check(
-        self, repo: RepoHandle, head_sha: str, *, external_id: str, resume: bool = False
+        self, repo: RepoRef, head_sha: str, *, external_id: str, resume: bool = False
     ) -> CheckHandle:
         # A commit status has no external id: the context and the sha name it. A job run
         # again leaves what an earlier run posted until its own verdict, and does not post
@@ -146,16 +146,14 @@ class GiteaForge:
         await self._status(repo, head_sha, "pending", PENDING_DESCRIPTION, None)
         return CheckHandle(head_sha=head_sha)
 
-    async def complete_check(
-        self, repo: RepoHandle, check: CheckHandle, output: CheckOutput
-    ) -> None:
+    async def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
         state, description = STATES[output.conclusion], headline(output)
         before = self._posted_before.pop((repo.full_name, check.head_sha), None)
         if before == (state, status_line(description)):
             return
         await self._status(repo, check.head_sha, state, description, output.details_url)
 
-    async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str | None:
+    async def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
         body = summary_body(body)
         comments = repo_path(repo, f"/issues/{int(number)}/comments")
 
@@ -189,7 +187,7 @@ class GiteaForge:
 
     async def sync_line_comments(
         self,
-        repo: RepoHandle,
+        repo: RepoRef,
         number: int,
         *,
         head_sha: str,
@@ -240,7 +238,7 @@ class GiteaForge:
         async with self._locks.hold((repo.full_name, int(number))):
             return await self._retrying(sync)
 
-    async def permission(self, repo: RepoHandle, user: str) -> Permission:
+    async def permission(self, repo: RepoRef, user: str) -> Permission:
         path = repo_path(repo, f"/collaborators/{quote(user, safe='')}/permission")
         try:
             body = await self._retrying(lambda: self._http.get(path))
@@ -257,17 +255,15 @@ class GiteaForge:
             raise PermanentForgeError(f"Gitea GET {path}: the response is not an object")
         return PERMISSIONS.get(str(body.get("permission")), Permission.NONE)
 
-    async def get_pull_request(self, repo: RepoHandle, number: int) -> PullRequestRef:
+    async def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         path = repo_path(repo, f"/pulls/{int(number)}")
         return pull_ref(await self._retrying(lambda: self._http.get(path)), path)
 
-    async def find_pull_request(
-        self, repo: RepoHandle, head: str, base: str
-    ) -> PullRequestRef | None:
+    async def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         return await self._retrying(lambda: self._find_pull(repo, head, base))
 
     async def open_pull_request(
-        self, repo: RepoHandle, *, head: str, base: str, title: str, body: str
+        self, repo: RepoRef, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef:
         path = repo_path(repo, "/pulls")
         data = {"head": head, "base": base, "title": title, "body": body}
@@ -282,7 +278,7 @@ class GiteaForge:
     # -- plumbing -------------------------------------------------------------------------
 
     async def _status(
-        self, repo: RepoHandle, sha: str, state: str, description: str, url: str | None
+        self, repo: RepoRef, sha: str, state: str, description: str, url: str | None
     ) -> None:
         path = repo_path(repo, f"/statuses/{quote(sha, safe='')}")
         data = {
@@ -294,7 +290,7 @@ class GiteaForge:
             data["target_url"] = url
         await self._retrying(lambda: self._http.send("POST", path, data))
 
-    async def _our_latest(self, repo: RepoHandle, sha: str) -> tuple[str, str] | None:
+    async def _our_latest(self, repo: RepoRef, sha: str) -> tuple[str, str] | None:
         """The newest status of our context on ``sha``: (state, description)."""
         path = repo_path(repo, f"/statuses/{quote(sha, safe='')}")
         listed = await self._retrying(lambda: self._http.get(path))
@@ -316,7 +312,7 @@ class GiteaForge:
         return self._me
 
     async def _bot_review_comments(
-        self, repo: RepoHandle, number: int, me: dict[str, Any]
+        self, repo: RepoRef, number: int, me: dict[str, Any]
     ) -> list[tuple[str, dict[str, Any]]]:
         """(fingerprint, comment) for every review comment of ours that carries a marker."""
         reviews = await self._http.pages(repo_path(repo, f"/pulls/{int(number)}/reviews"))
@@ -338,15 +334,13 @@ class GiteaForge:
         return ours
 
     async def _post_review(
-        self, repo: RepoHandle, number: int, head_sha: str, batch: Sequence[LineFinding]
+        self, repo: RepoRef, number: int, head_sha: str, batch: Sequence[LineFinding]
     ) -> None:
         data = review_payload(self._check_name, head_sha, batch)
         path = repo_path(repo, f"/pulls/{int(number)}/reviews")
         await self._http.send("POST", path, data)
 
-    async def _mark(
-        self, repo: RepoHandle, comment: dict[str, Any], *, resolve: bool = True
-    ) -> bool:
+    async def _mark(self, repo: RepoRef, comment: dict[str, Any], *, resolve: bool = True) -> bool:
         """Resolve (or unresolve) a review comment; False when this server cannot."""
         if self._can_resolve is False:
             return False
@@ -365,7 +359,7 @@ class GiteaForge:
         self._can_resolve = True
         return True
 
-    async def _find_pull(self, repo: RepoHandle, head: str, base: str) -> PullRequestRef | None:
+    async def _find_pull(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         path = repo_path(repo, f"/pulls/{quote(base, safe='')}/{quote(head, safe='')}")
         try:
             found = await self._http.get(path)

@@ -26,7 +26,7 @@ from bot.forges.base import (
     LineFinding,
     Permission,
     PullRequestRef,
-    RepoHandle,
+    RepoRef,
     finding_marker,
 )
 from bot.forges.clipping import one_line
@@ -37,7 +37,7 @@ from bot.forges.retry import server_wait
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 # Gitea's MAX_RESPONSE_ITEMS defaults to 50 and caps ``limit``; an instance may cap it lower,
 # so a short page does not prove the last one (see :meth:`GiteaHTTP.pages`).
-FORGES = ("gitea", "forgejo")  # RepoHandle.forge values this adapter serves
+FORGES = ("gitea", "forgejo")  # RepoRef.forge values this adapter serves
 PAGE_SIZE = 50
 MAX_PAGES = 100  # a server that ignores ``page`` must not loop us forever
 _MAX_MESSAGE = 64 * 1024  # of an error body read for its message (then scrubbed, then cut)
@@ -206,7 +206,7 @@ NEEDS_ADMIN = (
 )
 
 
-def repo_path(repo: RepoHandle, suffix: str) -> str:
+def repo_path(repo: RepoRef, suffix: str) -> str:
     if repo.forge not in FORGES:
         raise PermanentForgeError(f"{repo.full_name} is a {repo.forge} repository, not Gitea")
     owner, _, name = repo.full_name.partition("/")

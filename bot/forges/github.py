@@ -42,7 +42,7 @@ from bot.forges.base import (
     LineFinding,
     Permission,
     PullRequestRef,
-    RepoHandle,
+    RepoRef,
     headline,
 )
 from bot.forges.github_auth import InstallationTokens, load_private_key
@@ -151,14 +151,14 @@ class GitHubForge:
     def pull_head_ref(self, number: int) -> str:
         return f"refs/pull/{number}/head"
 
-    async def git_credentials(self, repo: RepoHandle) -> GitCredentials:
+    async def git_credentials(self, repo: RepoRef) -> GitCredentials:
         installation = installation_of(repo)
         token = await self._retrying(lambda: self._tokens.get(installation))
         basic = base64.b64encode(f"x-access-token:{token}".encode()).decode("ascii")
         return GitCredentials(host=self._web_host, header=f"Authorization: Basic {basic}")
 
     async def start_check(
-        self, repo: RepoHandle, head_sha: str, *, external_id: str, resume: bool = False
+        self, repo: RepoRef, head_sha: str, *, external_id: str, resume: bool = False
     ) -> CheckHandle:
         if resume:  # an earlier run of this job may have created the check run already
             query = urlencode({"check_name": self._check_name, "filter": "all", "per_page": 100})
@@ -175,9 +175,7 @@ class GitHubForge:
         body = await self._call(repo, lambda token: self._send("POST", path, token, data))
         return CheckHandle(head_sha=head_sha, id=str(field(body, "id", f"POST {path}")))
 
-    async def complete_check(
-        self, repo: RepoHandle, check: CheckHandle, output: CheckOutput
-    ) -> None:
+    async def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
         if check.id is None:
             raise PermanentForgeError(f"{repo.full_name}: a GitHub check needs a check run id")
         path = repo_path(repo, f"/check-runs/{quote(check.id, safe='')}")
@@ -214,7 +212,7 @@ class GitHubForge:
                 log.warning("check run completed; %d annotations not added: %s", missing, exc)
                 return
 
-    async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str | None:
+    async def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
         body = clip(summary_body(body))
         comments = repo_path(repo, f"/issues/{int(number)}/comments")
 
@@ -244,7 +242,7 @@ class GitHubForge:
 
     async def sync_line_comments(
         self,
-        repo: RepoHandle,
+        repo: RepoRef,
         number: int,
         *,
         head_sha: str,
@@ -272,7 +270,7 @@ class GitHubForge:
         async with self._locks.hold((repo.full_name, number, "lines")):
             return await self._call(repo, sync)
 
-    async def permission(self, repo: RepoHandle, user: str) -> Permission:
+    async def permission(self, repo: RepoRef, user: str) -> Permission:
         path = repo_path(repo, f"/collaborators/{quote(user, safe='')}/permission")
         try:
             body = await self._call(repo, lambda token: self._send("GET", path, token))
@@ -285,17 +283,15 @@ class GitHubForge:
         role = ROLES.get(str(body.get("role_name")))
         return role if role is not None else ROLES.get(str(body.get("permission")), Permission.NONE)
 
-    async def get_pull_request(self, repo: RepoHandle, number: int) -> PullRequestRef:
+    async def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         path = repo_path(repo, f"/pulls/{int(number)}")
         return pull_ref(await self._call(repo, lambda token: self._send("GET", path, token)), path)
 
-    async def find_pull_request(
-        self, repo: RepoHandle, head: str, base: str
-    ) -> PullRequestRef | None:
+    async def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         return await self._call(repo, lambda token: self._find_pull(token, repo, head, base))
 
     async def open_pull_request(
-        self, repo: RepoHandle, *, head: str, base: str, title: str, body: str
+        self, repo: RepoRef, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef:
         path = repo_path(repo, "/pulls")
         data = {"title": clip_title(title), "head": head, "base": base, "body": clip(body)}
@@ -313,7 +309,7 @@ class GitHubForge:
     # -- plumbing -------------------------------------------------------------------------
 
     async def _find_pull(
-        self, token: str, repo: RepoHandle, head: str, base: str
+        self, token: str, repo: RepoRef, head: str, base: str
     ) -> PullRequestRef | None:
         owner = repo.full_name.partition("/")[0]
         query = urlencode(
@@ -325,10 +321,10 @@ class GitHubForge:
             raise PermanentForgeError(f"GitHub GET {path}: the response is not a list")
         return pull_ref(found[0], path) if found else None
 
-    async def _patch(self, repo: RepoHandle, path: str, data: Mapping[str, Any]) -> None:
+    async def _patch(self, repo: RepoRef, path: str, data: Mapping[str, Any]) -> None:
         await self._call(repo, lambda token: self._send("PATCH", path, token, data))
 
-    async def _call(self, repo: RepoHandle, operation: Callable[[str], Awaitable[T]]) -> T:
+    async def _call(self, repo: RepoRef, operation: Callable[[str], Awaitable[T]]) -> T:
         """``operation(installation token)``, retried; a refused token is replaced once."""
         installation = installation_of(repo)
 

@@ -12,7 +12,7 @@ from urllib.parse import quote, urlsplit
 
 from bot.errors import ForgeError, PermanentForgeError
 from bot.forges import clipping, responses
-from bot.forges.base import Annotation, Conclusion, Permission, PullRequestRef, RepoHandle
+from bot.forges.base import Annotation, Conclusion, Permission, PullRequestRef, RepoRef
 from bot.forges.http_errors import detail
 from bot.forges.http_errors import http_error as common_http_error
 from bot.forges.retry import server_wait
@@ -127,7 +127,7 @@ def host_of(url: str, what: str) -> str:
     return parts.netloc.rpartition("@")[2].lower()
 
 
-def installation_of(repo: RepoHandle) -> int:
+def installation_of(repo: RepoRef) -> int:
     if repo.forge != "github":
         raise PermanentForgeError(f"{repo.full_name} is a {repo.forge} repository, not GitHub")
     if repo.installation_id is None:
@@ -135,7 +135,7 @@ def installation_of(repo: RepoHandle) -> int:
     return repo.installation_id
 
 
-def repo_path(repo: RepoHandle, suffix: str) -> str:
+def repo_path(repo: RepoRef, suffix: str) -> str:
     owner, _, name = repo.full_name.partition("/")
     if not owner or not name or "/" in name:
         raise PermanentForgeError(f"{repo.full_name!r} is not an owner/name repository")

@@ -49,7 +49,7 @@ from bot.forges.base import (
     LineFinding,
     Permission,
     PullRequestRef,
-    RepoHandle,
+    RepoRef,
     headline,
 )
 from bot.forges.gitlab_api import (
@@ -143,7 +143,7 @@ class GitLabForge:
     def pull_head_ref(self, number: int) -> str:
         return f"refs/merge-requests/{number}/head"
 
-    async def git_credentials(self, repo: RepoHandle) -> GitCredentials:
+    async def git_credentials(self, repo: RepoRef) -> GitCredentials:
         _check_repo(repo)
         # GitLab takes any non-blank user name with a personal, project or group access
         # token, and older releases want exactly "oauth2" with an OAuth token: one name for all.
@@ -151,7 +151,7 @@ class GitLabForge:
         return GitCredentials(host=self._host, header=f"Authorization: Basic {basic}")
 
     async def start_check(
-        self, repo: RepoHandle, head_sha: str, *, external_id: str, resume: bool = False
+        self, repo: RepoRef, head_sha: str, *, external_id: str, resume: bool = False
     ) -> CheckHandle:
         # A commit status has no external id: the sha and the status name are its identity.
         # A job run again takes up the status an earlier run left (GitLab makes a new status
@@ -162,7 +162,7 @@ class GitLabForge:
         await self._set_status(repo, head_sha, "running", RUNNING_DESCRIPTION, None)
         return CheckHandle(head_sha=head_sha)
 
-    async def _latest_state(self, repo: RepoHandle, sha: str) -> str | None:
+    async def _latest_state(self, repo: RepoRef, sha: str) -> str | None:
         project, name = _project(repo), self._check_name
 
         def latest(gl: gitlab.Gitlab) -> str | None:
@@ -174,13 +174,11 @@ class GitLabForge:
 
         return await self._retrying(lambda: self._api.run(latest))
 
-    async def complete_check(
-        self, repo: RepoHandle, check: CheckHandle, output: CheckOutput
-    ) -> None:
+    async def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
         state = STATES[output.conclusion]
         await self._set_status(repo, check.head_sha, state, headline(output), output.details_url)
 
-    async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str:
+    async def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str:
         body = clip(summary_body(body), NOTE_LIMIT)
         project, iid = _project(repo), int(number)
         me = await self._me()
@@ -214,7 +212,7 @@ class GitLabForge:
 
     async def sync_line_comments(
         self,
-        repo: RepoHandle,
+        repo: RepoRef,
         number: int,
         *,
         head_sha: str,
@@ -235,7 +233,7 @@ class GitLabForge:
         async with self._locks.hold(("discussions", project, str(iid))):
             return await self._retrying(lambda: self._api.run(sync))
 
-    async def permission(self, repo: RepoHandle, user: str) -> Permission:
+    async def permission(self, repo: RepoRef, user: str) -> Permission:
         project = _project(repo)
 
         def level(gl: gitlab.Gitlab) -> int:
@@ -265,7 +263,7 @@ class GitLabForge:
                 return permission
         return Permission.READ if access >= ACCESS_READ else Permission.NONE
 
-    async def get_pull_request(self, repo: RepoHandle, number: int) -> PullRequestRef:
+    async def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         project, iid = _project(repo), int(number)
 
         def get(gl: gitlab.Gitlab) -> PullRequestRef:
@@ -273,16 +271,14 @@ class GitLabForge:
 
         return await self._retrying(lambda: self._api.run(get))
 
-    async def find_pull_request(
-        self, repo: RepoHandle, head: str, base: str
-    ) -> PullRequestRef | None:
+    async def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         project = _project(repo)
         return await self._retrying(
             lambda: self._api.run(lambda gl: find_mr(gl, project, head, base))
         )
 
     async def open_pull_request(
-        self, repo: RepoHandle, *, head: str, base: str, title: str, body: str
+        self, repo: RepoRef, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef:
         project = _project(repo)
         data = {
@@ -307,7 +303,7 @@ class GitLabForge:
     # -- plumbing -------------------------------------------------------------------------
 
     async def _set_status(
-        self, repo: RepoHandle, sha: str, state: str, description: str, target_url: str | None
+        self, repo: RepoRef, sha: str, state: str, description: str, target_url: str | None
     ) -> None:
         project = _project(repo)
         key = (project, sha, self._check_name)
@@ -357,16 +353,16 @@ class GitLabForge:
         log.warning("%s; retrying in %.1fs", self._api.redact(exc), delay)
 
 
-def _check_repo(repo: RepoHandle) -> None:
+def _check_repo(repo: RepoRef) -> None:
     if repo.forge != "gitlab":
         raise PermanentForgeError(f"{repo.full_name} is a {repo.forge} repository, not GitLab")
 
 
-def _project(repo: RepoHandle) -> str:
+def _project(repo: RepoRef) -> str:
     """The project's id when known, else its path (python-gitlab URL-encodes it)."""
     _check_repo(repo)
-    if repo.project_id:
-        return str(repo.project_id)
+    if repo.id:
+        return str(repo.id)
     if not repo.full_name or repo.full_name.strip("/") != repo.full_name:
         raise PermanentForgeError(f"{repo.full_name!r} is not a GitLab project path")
     return repo.full_name

@@ -28,7 +28,7 @@ from bot.forges.base import (
     LineFinding,
     Permission,
     PullRequestRef,
-    RepoHandle,
+    RepoRef,
 )
 from bot.forges.plans import (
     LineComment,
@@ -65,7 +65,7 @@ class LocalForge:
         self.user = user
         self._lock = threading.Lock()
 
-    def _key(self, repo: RepoHandle) -> str:
+    def _key(self, repo: RepoRef) -> str:
         return _SAFE.sub("_", repo.full_name)
 
     def _write(self, path: Path, data: Any) -> None:
@@ -84,11 +84,11 @@ class LocalForge:
     def pull_head_ref(self, number: int) -> str:
         return f"refs/pull/{number}/head"  # never fetched: the repository is on disk
 
-    async def git_credentials(self, repo: RepoHandle) -> GitCredentials | None:
+    async def git_credentials(self, repo: RepoRef) -> GitCredentials | None:
         return None
 
     async def start_check(
-        self, repo: RepoHandle, head_sha: str, *, external_id: str, resume: bool = False
+        self, repo: RepoRef, head_sha: str, *, external_id: str, resume: bool = False
     ) -> CheckHandle:
         record = {
             "repository": repo.full_name,
@@ -101,9 +101,7 @@ class LocalForge:
             self._write(self.root / "checks" / self._key(repo) / f"{head_sha}.json", record)
         return CheckHandle(head_sha, id=f"{repo.full_name}@{head_sha}")
 
-    async def complete_check(
-        self, repo: RepoHandle, check: CheckHandle, output: CheckOutput
-    ) -> None:
+    async def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
         path = self.root / "checks" / self._key(repo) / f"{check.head_sha}.json"
         with self._lock:
             record = self._read(path, {"repository": repo.full_name, "head_sha": check.head_sha})
@@ -124,7 +122,7 @@ class LocalForge:
             with (self.root / RESULTS_FILE).open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps(line, sort_keys=True) + "\n")
 
-    async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str | None:
+    async def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
         path = self.root / "comments" / self._key(repo) / f"{number}.md"
         body = summary_body(body)
         with self._lock:
@@ -139,7 +137,7 @@ class LocalForge:
 
     async def sync_line_comments(
         self,
-        repo: RepoHandle,
+        repo: RepoRef,
         number: int,
         *,
         head_sha: str,
@@ -176,11 +174,11 @@ class LocalForge:
             over_limit=len(plan.over_limit),
         )
 
-    async def permission(self, repo: RepoHandle, user: str) -> Permission:
+    async def permission(self, repo: RepoRef, user: str) -> Permission:
         # One person drives a local forge: its operator.
         return Permission.ADMIN if user == self.user else Permission.READ
 
-    async def get_pull_request(self, repo: RepoHandle, number: int) -> PullRequestRef:
+    async def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         with self._lock:
             pulls: list[dict[str, Any]] = self._read(self._pulls_path(repo), [])
         for pull in pulls:
@@ -188,12 +186,10 @@ class LocalForge:
                 return PullRequestRef(number, str(pull["url"]))
         raise PermanentForgeError(f"no pull request {number} in {repo.full_name}")
 
-    def _pulls_path(self, repo: RepoHandle) -> Path:
+    def _pulls_path(self, repo: RepoRef) -> Path:
         return self.root / "pulls" / f"{self._key(repo)}.json"
 
-    async def find_pull_request(
-        self, repo: RepoHandle, head: str, base: str
-    ) -> PullRequestRef | None:
+    async def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         with self._lock:
             pulls: list[dict[str, Any]] = self._read(self._pulls_path(repo), [])
         for pull in pulls:
@@ -202,7 +198,7 @@ class LocalForge:
         return None
 
     async def open_pull_request(
-        self, repo: RepoHandle, *, head: str, base: str, title: str, body: str
+        self, repo: RepoRef, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef:
         with self._lock:
             path = self._pulls_path(repo)

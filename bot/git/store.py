@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from bot.errors import GitStoreError, PermanentForgeError, SnapshotError
-from bot.forges.base import GitCredentials, RepoHandle
+from bot.forges.base import GitCredentials, RepoRef
 from bot.git.repository import GitRepository
 from bot.git.transport import ForgeRemote, local_env, run_fetch, run_local
 
@@ -65,9 +65,9 @@ class GitStore:
         self._remote.check_credentials(credentials)
 
     @contextlib.contextmanager
-    def open(self, repo: RepoHandle) -> Iterator[Mirror]:
+    def open(self, repo: RepoRef) -> Iterator[Mirror]:
         """The repository's mirror, created if needed, locked against every other job."""
-        self.check_clone_url(repo.clone_url)  # before any file or process
+        self.check_clone_url(repo.git_url)  # before any file or process
         name = _file_name(repo.full_name)
         forge = _file_name(repo.forge)
         path = self.root / "mirrors" / forge / f"{name}.git"
@@ -81,7 +81,7 @@ class GitStore:
         mirror: Mirror | None = None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            mirror = Mirror(self, path, repo.clone_url)
+            mirror = Mirror(self, path, repo.git_url)
             mirror.prepare()
             yield mirror
         finally:

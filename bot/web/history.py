@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import redis
 
-from bot.forges.base import CheckOutput, RepoHandle
+from bot.forges.base import CheckOutput, RepoRef
 
 log = logging.getLogger("ichor.history")
 
@@ -341,9 +341,9 @@ def history_store(redis_url: str | None, data_dir: Path, namespace: str) -> Hist
     return FileHistory(data_dir / "history")
 
 
-def web_url(repo: RepoHandle, forge: str) -> str | None:
+def web_url(repo: RepoRef, forge: str) -> str | None:
     """The repository's page, from its https clone URL; none for the local forge."""
-    url = repo.clone_url
+    url = repo.git_url
     if forge == "local" or not url.startswith(("https://", "http://")):
         return None
     return url.removesuffix(".git")
@@ -359,7 +359,7 @@ class CheckRecorder:
     def record(
         self,
         forge: str,
-        repo: RepoHandle,
+        repo: RepoRef,
         number: int | None,
         delivery_id: str,
         head_sha: str,

@@ -11,34 +11,14 @@ from __future__ import annotations
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from enum import StrEnum
 from typing import Any, Literal, TypeAlias, Union, cast, get_args, get_origin, get_type_hints
 
+from bot.forges.base import ForgeKind as ForgeKind  # re-exported: events name their forge
+from bot.forges.base import RepoRef as RepoRef
 from bot.webhooks.payload import WebhookError
-
-
-class ForgeKind(StrEnum):
-    """The route a delivery came in on; Forgejo is ``gitea`` with flavor ``forgejo``."""
-
-    GITHUB = "github"
-    GITLAB = "gitlab"
-    GITEA = "gitea"
-
 
 Flavor: TypeAlias = Literal["github", "gitlab", "gitea", "forgejo"]
 ChangeAction: TypeAlias = Literal["opened", "reopened", "updated"]
-
-
-@dataclass(frozen=True, slots=True)
-class RepoRef:
-    """A repository as the delivery names it (GitLab: ``path_with_namespace``)."""
-
-    forge: ForgeKind
-    full_name: str
-    id: str | None
-    clone_url: str | None  # the forge's HTTP(S) clone URL as sent, never an SSH one
-    web_url: str
-    default_branch: str | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,14 +13,15 @@ from bot.forges.base import (
     CheckHandle,
     CheckOutput,
     Conclusion,
+    ForgeKind,
     LineCommentSync,
     LineFinding,
-    RepoHandle,
+    RepoRef,
 )
 from bot.gate.codes import IssueCode
 from bot.gate.report import Issue, Report, TargetReport
 
-REPO = RepoHandle("gitea", "o/r", "https://gitea.example/o/r.git")
+REPO = RepoRef(ForgeKind.GITEA, "o/r", clone_url="https://gitea.example/o/r.git")
 
 
 class BrokenComments:
@@ -31,17 +32,15 @@ class BrokenComments:
     def __init__(self) -> None:
         self.completed: list[CheckOutput] = []
 
-    async def upsert_summary_comment(self, repo: RepoHandle, number: int, body: str) -> str:
+    async def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str:
         raise PermanentForgeError("comment refused")
 
-    async def complete_check(
-        self, repo: RepoHandle, check: CheckHandle, output: CheckOutput
-    ) -> None:
+    async def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
         self.completed.append(output)
 
     async def sync_line_comments(
         self,
-        repo: RepoHandle,
+        repo: RepoRef,
         number: int,
         *,
         head_sha: str,

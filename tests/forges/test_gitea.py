@@ -22,11 +22,12 @@ from bot.forges.base import (
     CheckOutput,
     Conclusion,
     ForgeAdapter,
+    ForgeKind,
     LineCommentSync,
     LineFinding,
     Permission,
     PullRequestRef,
-    RepoHandle,
+    RepoRef,
     finding_marker,
     marker_fingerprint,
 )
@@ -73,8 +74,8 @@ def gitea(tmp_path: Path) -> Iterator[FakeGitea]:
         yield fake
 
 
-def repo(fake: FakeGitea) -> RepoHandle:
-    return RepoHandle(forge="gitea", full_name=FULL, clone_url=fake.clone_url(FULL))
+def repo(fake: FakeGitea) -> RepoRef:
+    return RepoRef(forge=ForgeKind.GITEA, full_name=FULL, clone_url=fake.clone_url(FULL))
 
 
 class Driver:
@@ -251,7 +252,7 @@ def test_a_token_without_read_user_is_told_so(fake: FakeGitea) -> None:
 
 
 def test_a_repository_of_another_forge_is_refused(fake: FakeGitea) -> None:
-    other = RepoHandle(forge="github", full_name=FULL, clone_url="https://github.test/x.git")
+    other = RepoRef(forge=ForgeKind.GITHUB, full_name=FULL, clone_url="https://github.test/x.git")
     with pytest.raises(PermanentForgeError, match="github repository, not Gitea"):
         Driver(fake)(lambda forge: forge.git_credentials(other))
     assert fake.calls == []

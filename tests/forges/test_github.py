@@ -26,9 +26,10 @@ from bot.forges.base import (
     CheckOutput,
     Conclusion,
     ForgeAdapter,
+    ForgeKind,
     Permission,
     PullRequestRef,
-    RepoHandle,
+    RepoRef,
 )
 from bot.forges.github import SUMMARY_MARKER, GitHubForge
 from bot.settings import Settings
@@ -38,8 +39,8 @@ NOW = 1_700_000_000.0
 STAMP = "2023-11-14T22:13:20Z"  # NOW
 HOUR_LATER = "2023-11-14T23:13:20Z"
 API = "https://api.github.test"
-REPO = RepoHandle(
-    forge="github",
+REPO = RepoRef(
+    forge=ForgeKind.GITHUB,
     full_name="octo/widgets",
     clone_url="https://github.test/octo/widgets.git",
     installation_id=7,
@@ -228,7 +229,7 @@ def test_the_token_is_reused_until_five_minutes_before_expiry(
 
 
 def test_a_repository_without_an_installation_is_refused(gh: Harness) -> None:
-    bare = RepoHandle(forge="github", full_name="octo/widgets", clone_url="https://x/y.git")
+    bare = RepoRef(forge=ForgeKind.GITHUB, full_name="octo/widgets", clone_url="https://x/y.git")
     with pytest.raises(PermanentForgeError, match="installation"):
         gh.run(lambda f: f.git_credentials(bare))
 

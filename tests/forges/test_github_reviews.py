@@ -13,15 +13,15 @@ from typing import Any, TypeVar
 
 import pytest
 
-from bot.forges.base import LineCommentSync, LineFinding, RepoHandle, marker_fingerprint
+from bot.forges.base import ForgeKind, LineCommentSync, LineFinding, RepoRef, marker_fingerprint
 from bot.forges.github import GitHubForge
 from bot.forges.github_reviews import FIXED_MARK, comment_body
 from tests.fakeforge import FakeGitHub
 
 T = TypeVar("T")
 FULL = "octo/gitops"
-REPO = RepoHandle(
-    forge="github",
+REPO = RepoRef(
+    forge=ForgeKind.GITHUB,
     full_name=FULL,
     clone_url="https://github.invalid/octo/gitops.git",
     installation_id=42,

@@ -23,11 +23,12 @@ from bot.forges.base import (
     CheckOutput,
     Conclusion,
     ForgeAdapter,
+    ForgeKind,
     LineCommentSync,
     LineFinding,
     Permission,
     PullRequestRef,
-    RepoHandle,
+    RepoRef,
     finding_marker,
 )
 from bot.forges.gitlab import GitLabForge
@@ -42,7 +43,7 @@ BASE = "b" * 40
 API = "/api/v4/projects/1"
 STATUS = f"{API}/statuses/{SHA}"
 MR = f"{API}/merge_requests/7"
-REPO = RepoHandle(forge="gitlab", full_name=PROJECT, clone_url="unused", project_id="1")
+REPO = RepoRef(forge=ForgeKind.GITLAB, full_name=PROJECT, clone_url="unused", id="1")
 DETAILS = "https://ichor.example/jobs/1"
 
 
@@ -297,7 +298,7 @@ def test_conclusion_mapping(
 def test_long_descriptions_are_clipped_and_paths_name_the_project(
     fake: FakeGitLab, forge: GitLabForge
 ) -> None:
-    by_path = RepoHandle(forge="gitlab", full_name=PROJECT, clone_url="unused")
+    by_path = RepoRef(forge=ForgeKind.GITLAB, full_name=PROJECT, clone_url="unused")
     title = "Many problems\nfound " + "x" * 300
     run(forge, lambda: forge.complete_check(by_path, CheckHandle(SHA), output(title=title)))
     assert fake.calls_summary() == [f"POST /api/v4/projects/group%2Fgitops/statuses/{SHA} 201"]
@@ -651,7 +652,7 @@ def test_a_refused_connection_is_transient_and_says_where(sleeps: Sleeps) -> Non
 
 
 def test_a_repository_of_another_forge_is_refused(forge: GitLabForge) -> None:
-    github = RepoHandle(forge="github", full_name=PROJECT, clone_url="unused")
+    github = RepoRef(forge=ForgeKind.GITHUB, full_name=PROJECT, clone_url="unused")
     with pytest.raises(PermanentForgeError, match="not GitLab"):
         run(forge, lambda: forge.start_check(github, SHA, external_id="x"))
 

@@ -13,13 +13,13 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from bot.cli.demo import build_repository
 from bot.errors import GitStoreError, PermanentForgeError, TransientForgeError
-from bot.forges.base import GitCredentials, RepoHandle
+from bot.forges.base import ForgeKind, GitCredentials, RepoRef
 from bot.git.repository import git_environment
 from bot.git.store import GitStore, _scrub, _secrets
 from tests.conftest import MakeRepo
@@ -55,7 +55,7 @@ class TestForge:
     bare: Path
     main: str
     pr_head: str
-    handle: RepoHandle
+    handle: RepoRef
     creds: GitCredentials
     root: Path
     popen_calls: list[tuple[list[str], dict[str, str]]] = field(default_factory=list)
@@ -100,7 +100,7 @@ def forge(
             bare=bare,
             main=main,
             pr_head=pr_head,
-            handle=RepoHandle("github", "o/r", server.clone_url("o/r")),
+            handle=RepoRef(ForgeKind.GITHUB, "o/r", clone_url=server.clone_url("o/r")),
             creds=GitCredentials(host, HEADER),
             root=root,
             popen_calls=calls,
@@ -267,7 +267,7 @@ def test_a_silent_server_times_out_as_transient(tmp_path: Path) -> None:
         listener.listen(1)  # accepts connections, never answers
         base = f"http://127.0.0.1:{listener.getsockname()[1]}"
         store = GitStore(tmp_path, allowed_base_url=base, timeout=1.0)
-        with store.open(RepoHandle("github", "o/r", f"{base}/o/r.git")) as mirror:
+        with store.open(RepoRef(ForgeKind.GITHUB, "o/r", clone_url=f"{base}/o/r.git")) as mirror:
             started = time.monotonic()
             with pytest.raises(TransientForgeError, match="timed out"):
                 mirror.fetch(None, ["refs/heads/main"])
@@ -297,7 +297,7 @@ REFUSED_URLS = [
 def test_foreign_clone_urls_are_refused_before_git_runs(forge: TestForge) -> None:
     port = forge.server.url.rsplit(":", 1)[1]
     for url in REFUSED_URLS:
-        handle = RepoHandle("github", "o/r", url.format(port=port))
+        handle = RepoRef(ForgeKind.GITHUB, "o/r", clone_url=url.format(port=port))
         with (
             pytest.raises(PermanentForgeError, match="refusing clone URL"),
             forge.store.open(handle),
@@ -330,7 +330,9 @@ def test_repository_names_cannot_escape_the_store(forge: TestForge) -> None:
     names = ["../x", "..", "../../etc/passwd", "a/../../b", ".git", "o/..", "o/r/../../.."]
     paths = set()
     for name in names:
-        with forge.store.open(RepoHandle("../forge", name, forge.handle.clone_url)) as mirror:
+        with forge.store.open(
+            RepoRef(cast(ForgeKind, "../forge"), name, clone_url=forge.handle.git_url)
+        ) as mirror:
             assert mirror.path.resolve().parent.parent == (forge.root / "mirrors").resolve()
             assert not mirror.path.name.startswith(".")
             paths.add(mirror.path)
@@ -339,7 +341,7 @@ def test_repository_names_cannot_escape_the_store(forge: TestForge) -> None:
     assert len(locks) == len(names)
     assert all(p.resolve().parent.parent == (forge.root / "locks").resolve() for p in locks)
     for name in ["", "/abs", "o//r", "o/r/"]:
-        handle = RepoHandle("github", name, forge.handle.clone_url)
+        handle = RepoRef(ForgeKind.GITHUB, name, clone_url=forge.handle.git_url)
         with pytest.raises(PermanentForgeError), forge.store.open(handle):
             pass
 
@@ -348,7 +350,7 @@ def test_a_renamed_repository_updates_the_origin(forge: TestForge) -> None:
     with forge.store.open(forge.handle) as mirror:
         mirror.fetch(forge.creds, ["refs/heads/main"], want=[forge.main])
     (forge.bare.parent / "renamed.git").symlink_to(forge.bare)
-    renamed = RepoHandle("github", "o/r", forge.server.clone_url("o/renamed"))
+    renamed = RepoRef(ForgeKind.GITHUB, "o/r", clone_url=forge.server.clone_url("o/renamed"))
     with forge.store.open(renamed) as mirror:
         assert git(mirror.path, "config", "remote.origin.url") == renamed.clone_url
         mirror.fetch(forge.creds, ["refs/pull/7/head"], want=[forge.pr_head])

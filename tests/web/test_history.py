@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from bot.forges.base import Annotation, CheckOutput, Conclusion, RepoHandle
+from bot.forges.base import Annotation, CheckOutput, Conclusion, ForgeKind, RepoRef
 from bot.web import history as history_module
 from bot.web.history import (
     CHECK_CAP,
@@ -138,7 +138,7 @@ def test_recorder_keeps_what_the_forge_received(tmp_path: Path) -> None:
         for n in range(history_module.ISSUE_LIMIT + 5)
     )
     output = CheckOutput(Conclusion.FAILURE, "1 target refused", "s" * 70_000, "", annotations)
-    repo = RepoHandle("github", "o/r", "https://github.example/o/r.git")
+    repo = RepoRef(ForgeKind.GITHUB, "o/r", clone_url="https://github.example/o/r.git")
     CheckRecorder(files, clock=lambda: 42.0).record("github", repo, 5, "d1", "ab" * 20, output)
     (entry,) = files.checks()
     assert (entry.at, entry.number, entry.delivery_id) == (42.0, 5, "d1")
@@ -152,7 +152,7 @@ def test_recorder_keeps_what_the_forge_received(tmp_path: Path) -> None:
 def test_recorder_never_raises_when_the_store_is_down(caplog: pytest.LogCaptureFixture) -> None:
     down = RedisHistory(f"redis://127.0.0.1:{free_port()}/0", "down", timeout=0.5)
     output = CheckOutput(Conclusion.SUCCESS, "accepted", "", "")
-    repo = RepoHandle("gitea", "o/r", "https://gitea.example/o/r.git")
+    repo = RepoRef(ForgeKind.GITEA, "o/r", clone_url="https://gitea.example/o/r.git")
     CheckRecorder(down).record("gitea", repo, None, "d", "ab" * 20, output)
     assert "could not keep the check" in caplog.text
     with pytest.raises(redis.exceptions.ConnectionError):
@@ -160,8 +160,11 @@ def test_recorder_never_raises_when_the_store_is_down(caplog: pytest.LogCaptureF
 
 
 def test_web_url_only_for_http_and_never_for_local() -> None:
-    assert web_url(RepoHandle("gitlab", "g/p", "https://gl.example/g/p.git"), "gitlab") == (
-        "https://gl.example/g/p"
+    assert web_url(
+        RepoRef(ForgeKind.GITLAB, "g/p", clone_url="https://gl.example/g/p.git"), "gitlab"
+    ) == ("https://gl.example/g/p")
+    assert (
+        web_url(RepoRef(ForgeKind.GITHUB, "o/r", clone_url="https://github.com/o/r.git"), "local")
+        is None
     )
-    assert web_url(RepoHandle("github", "o/r", "https://github.com/o/r.git"), "local") is None
-    assert web_url(RepoHandle("github", "o/r", "file:///tmp/o/r"), "github") is None
+    assert web_url(RepoRef(ForgeKind.GITHUB, "o/r", clone_url="file:///tmp/o/r"), "github") is None

@@ -15,7 +15,7 @@ from bot.checks.pipeline import CheckServices, run_check
 from bot.checks.request import CheckRequest, MergeBase, pull_request
 from bot.checks.trees import TreeSource, local_tree
 from bot.errors import IchorError
-from bot.forges.base import GitCredentials, RepoHandle
+from bot.forges.base import GitCredentials, RepoRef
 from bot.forges.gitlab import GitLabForge
 from bot.forges.local import LocalForge
 from bot.gate.run import RegistryCache
@@ -27,7 +27,6 @@ from bot.webhooks import (
     CheckRerequestEvent,
     ForgeKind,
     PushEvent,
-    RepoRef,
     event_to_dict,
 )
 from tests.support.gitops import base_files, configmap
@@ -116,18 +115,18 @@ def test_git_and_the_gate_run_off_the_event_loop(tmp_path: Path) -> None:
     threads: set[int] = set()
 
     @contextlib.contextmanager
-    def open_tree(handle: RepoHandle) -> Iterator[TreeSource]:
+    def open_tree(handle: RepoRef) -> Iterator[TreeSource]:
         threads.add(threading.get_ident())
         with local_tree(str(repo.path)) as tree:
             yield _ThreadRecorder(tree, threads)
 
-    handle = RepoHandle("github", NAME, f"https://github.com/{NAME}.git")
+    handle = RepoRef(ForgeKind.GITHUB, NAME, clone_url=f"https://github.com/{NAME}.git")
     request: CheckRequest = pull_request(
         handle,
         head,
         MergeBase(base, "main"),
         7,
-        forge="github",
+        forge=ForgeKind.GITHUB,
         external_id="d1",
         pull_head_ref=lambda n: f"refs/pull/{n}/head",
     )

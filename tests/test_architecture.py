@@ -53,6 +53,8 @@ PURE = (
     "bot.forges.clipping",
     "bot.checks.request",
     "bot.state.base",
+    "bot.approvals",
+    "bot.approvals.*",
     "bot.web.markdown",
 )
 # Reads only the data shipped inside the package (the recorded Kubernetes discovery), once:

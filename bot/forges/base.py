@@ -100,6 +100,7 @@ class CheckOutput:
     text: str  # markdown, the full list
     annotations: tuple[Annotation, ...] = ()
     details_url: str | None = None
+    actions: tuple[CheckAction, ...] = ()  # buttons, where the forge has them (GitHub)
 
 
 ERROR_PREFIX = "Check could not be completed: "
@@ -172,6 +173,34 @@ class PullRequestRef:
     head_sha: str | None = None
     base_sha: str | None = None
     base_ref: str | None = None
+    author: str | None = None  # the login of who opened it, when the forge says
+    state: str | None = None  # "open", "closed" or "merged", when the forge says
+
+
+@dataclass(frozen=True, slots=True)
+class ForgeComment:
+    """A comment on a change request, as listed back from the forge (to rebuild approvals
+    from the bot's own replies). ``edited`` is true once its body changed after creation."""
+
+    id: str
+    author: str
+    body: str
+    author_is_bot: bool = False
+    edited: bool = False
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckAction:
+    """A button on a finished check (GitHub check run ``actions``; other forges have none).
+    ``identifier`` comes back in ``check_run.requested_action`` (at most 20 characters)."""
+
+    label: str  # at most 20 characters
+    description: str  # at most 40 characters
+    identifier: str
+
+
+Reaction = Literal["eyes", "+1", "-1", "confused"]
 
 
 class ForgeAdapter(Protocol):
@@ -216,7 +245,29 @@ class ForgeAdapter(Protocol):
         gone. Never delete a comment, and never touch comments written by people."""
         ...
 
-    async def permission(self, repo: RepoRef, user: str) -> Permission: ...
+    async def permission(self, repo: RepoRef, user: str) -> Permission:
+        """``user``'s access to ``repo``. A lookup that fails raises (a ForgeError), never
+        answers NONE: a refusal must say the lookup failed, never read like a denial."""
+        ...
+
+    async def bot_login(self, repo: RepoRef) -> str:
+        """The login the bot comments under on ``repo``'s forge (GitHub: ``<app slug>[bot]``
+        from ``GET /app``; GitLab and Gitea: ``GET /user`` of the token); fetched once."""
+        ...
+
+    async def add_reaction(
+        self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction
+    ) -> None:
+        """React to a comment on change request ``number`` (GitLab: award emoji on the note)."""
+        ...
+
+    async def post_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
+        """A new comment on change request ``number`` (never an edit); returns its URL."""
+        ...
+
+    async def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
+        """Every comment on change request ``number``, oldest first (all pages)."""
+        ...
 
     async def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         """A pull request's current head and base (for a re-requested check)."""

@@ -66,6 +66,7 @@ from bot.forges.gitea_http import (
     status_line,
 )
 from bot.forges.locks import KeyedLocks
+from bot.forges.pending import CommentCommandsPending
 from bot.forges.plans import (
     LineComment,
     PostedComment,
@@ -85,7 +86,7 @@ log = logging.getLogger("ichor.forge.gitea")
 __all__ = ["SUMMARY_MARKER", "GiteaForge"]
 
 
-class GiteaForge:
+class GiteaForge(CommentCommandsPending):
     """:class:`bot.forges.base.ForgeAdapter` for Gitea or Forgejo with an access token."""
 
     name = "gitea"

@@ -65,6 +65,7 @@ from bot.forges.github_payloads import (
 )
 from bot.forges.http_errors import phrase
 from bot.forges.locks import KeyedLocks
+from bot.forges.pending import CommentCommandsPending
 from bot.forges.plans import PostedComment, SummaryAction, plan_summary, summary_body
 from bot.forges.pulls import open_or_find
 from bot.forges.redaction import redact, secrets_list, token_forms
@@ -94,7 +95,7 @@ class _GitHubAPI(gidgethub.httpx.GitHubAPI):
         return status, response_headers, content
 
 
-class GitHubForge:
+class GitHubForge(CommentCommandsPending):
     """:class:`bot.forges.base.ForgeAdapter` for a GitHub App on github.com or GitHub Enterprise."""
 
     name = "github"

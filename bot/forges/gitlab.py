@@ -65,6 +65,7 @@ from bot.forges.gitlab_api import (
 )
 from bot.forges.gitlab_discussions import Done, sync_discussions
 from bot.forges.locks import KeyedLocks
+from bot.forges.pending import CommentCommandsPending
 from bot.forges.plans import (
     PostedComment,
     SummaryAction,
@@ -98,7 +99,7 @@ ACCESS_READ = 10
 _REFUSED_TRANSITION = re.compile(r"Cannot transition status via :\w+ from :(\w+)")
 
 
-class GitLabForge:
+class GitLabForge(CommentCommandsPending):
     """:class:`bot.forges.base.ForgeAdapter` for gitlab.com or a self-managed GitLab, with a
     personal, project or group access token (``api`` scope)."""
 

@@ -23,11 +23,13 @@ from bot.errors import PermanentForgeError
 from bot.forges.base import (
     CheckHandle,
     CheckOutput,
+    ForgeComment,
     GitCredentials,
     LineCommentSync,
     LineFinding,
     Permission,
     PullRequestRef,
+    Reaction,
     RepoRef,
 )
 from bot.forges.plans import (
@@ -177,6 +179,39 @@ class LocalForge:
     async def permission(self, repo: RepoRef, user: str) -> Permission:
         # One person drives a local forge: its operator.
         return Permission.ADMIN if user == self.user else Permission.READ
+
+    async def bot_login(self, repo: RepoRef) -> str:
+        return "ichor-bot"
+
+    def _thread_path(self, repo: RepoRef, number: int) -> Path:
+        return self.root / "threads" / self._key(repo) / f"{number}.json"
+
+    async def add_reaction(
+        self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction
+    ) -> None:
+        path = self.root / "reactions" / self._key(repo) / f"{number}.json"
+        with self._lock:
+            reactions: list[dict[str, str]] = self._read(path, [])
+            reactions.append({"comment": comment_id, "reaction": reaction})
+            self._write(path, reactions)
+
+    async def post_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
+        """Replies are kept per pull request, in order; the file is what a forge would show."""
+        path = self._thread_path(repo, number)
+        with self._lock:
+            thread: list[dict[str, Any]] = self._read(path, [])
+            comment_id = str(len(thread) + 1)
+            thread.append({"id": comment_id, "author": "ichor-bot", "body": body})
+            self._write(path, thread)
+        return f"{path.resolve().as_uri()}#{comment_id}"
+
+    async def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
+        with self._lock:
+            thread: list[dict[str, Any]] = self._read(self._thread_path(repo, number), [])
+        return [
+            ForgeComment(str(c["id"]), str(c["author"]), str(c["body"]), author_is_bot=True)
+            for c in thread
+        ]
 
     async def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         with self._lock:

@@ -8,8 +8,13 @@ implementation in each module, and a field of :class:`StateStore`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
+
+from bot.approvals.model import Approval
+from bot.forges.base import Permission
 
 
 def pull_key(forge: str, full_name: str, number: int) -> str:
@@ -40,7 +45,67 @@ class LineCommentMemory(Protocol):
     def remember_line_comments(self, pull: str) -> None: ...
 
 
+class ApprovalStore(Protocol):
+    """The approvals given on each pull request, one per approver (a later one replaces it).
+    Kept in Redis and, through the bot's reply comments, on the forge: ``approvals`` is None
+    when nothing is recorded here, and the caller rebuilds from the forge and ``restore``s."""
+
+    def approvals(self, pull: str) -> tuple[Approval, ...] | None: ...
+
+    def record(self, pull: str, approval: Approval) -> None: ...
+
+    def withdraw(self, pull: str, approver: str) -> Approval | None:
+        """Remove ``approver``'s approval; the removed one, or None if there was none."""
+        ...
+
+    def restore(self, pull: str, approvals: Sequence[Approval]) -> None:
+        """Replace what is recorded (an empty sequence records "none", unlike no record)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRecord:
+    """One command or change request (DESIGN 6.4). ``result`` is ``done``, ``pr-opened``,
+    ``pr-existing``, ``refused: <why>``, ``usage: <why>`` or ``error: <why>``."""
+
+    time: datetime
+    forge: str
+    repo: str
+    actor: str
+    verb: str
+    result: str
+    number: int | None = None
+    target: str | None = None
+    object: str | None = None
+    pr_url: str | None = None
+    delivery: str | None = None
+
+
+class AuditLog(Protocol):
+    def append(self, record: AuditRecord) -> None: ...
+
+    def recent(
+        self, *, repo: str | None = None, since: datetime | None = None, limit: int = 100
+    ) -> list[AuditRecord]:
+        """Newest first."""
+        ...
+
+
+class PermissionCache(Protocol):
+    """Permission answers, kept at most ``PERMISSION_TTL`` seconds per (repository, user)."""
+
+    def get(self, forge: str, repo: str, user: str) -> Permission | None: ...
+
+    def put(self, forge: str, repo: str, user: str, permission: Permission) -> None: ...
+
+
+PERMISSION_TTL = 60
+
+
 @dataclass(frozen=True, slots=True)
 class StateStore:
     heads: HeadStore
     line_comments: LineCommentMemory
+    approvals: ApprovalStore
+    audit: AuditLog
+    permissions: PermissionCache

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from datetime import datetime
 
-from bot.state.base import StateStore
+from bot.approvals.model import Approval
+from bot.forges.base import Permission
+from bot.state.base import PERMISSION_TTL, AuditRecord, StateStore
+
+AUDIT_RECORDS_KEPT = 10_000
 
 
 class MemoryHeads:
@@ -41,5 +49,84 @@ class MemoryLineComments:
             self._commented.add(pull)
 
 
-def memory_state() -> StateStore:
-    return StateStore(MemoryHeads(), MemoryLineComments())
+class MemoryApprovals:
+    def __init__(self) -> None:
+        self._by_pull: dict[str, dict[str, Approval]] = {}
+        self._lock = threading.Lock()
+
+    def approvals(self, pull: str) -> tuple[Approval, ...] | None:
+        with self._lock:
+            found = self._by_pull.get(pull)
+            return None if found is None else tuple(found.values())
+
+    def record(self, pull: str, approval: Approval) -> None:
+        with self._lock:
+            found = self._by_pull.setdefault(pull, {})
+            found.pop(approval.approver, None)  # the newest last, as listed back
+            found[approval.approver] = approval
+
+    def withdraw(self, pull: str, approver: str) -> Approval | None:
+        with self._lock:
+            found = self._by_pull.setdefault(pull, {})
+            return found.pop(approver, None)
+
+    def restore(self, pull: str, approvals: Sequence[Approval]) -> None:
+        with self._lock:
+            self._by_pull[pull] = {a.approver: a for a in approvals}
+
+    def forget(self) -> None:
+        """Drop everything (a test's stand-in for a flushed Redis)."""
+        with self._lock:
+            self._by_pull.clear()
+
+
+class MemoryAudit:
+    def __init__(self, kept: int = AUDIT_RECORDS_KEPT) -> None:
+        self._records: deque[AuditRecord] = deque(maxlen=kept)
+        self._lock = threading.Lock()
+
+    def append(self, record: AuditRecord) -> None:
+        with self._lock:
+            self._records.append(record)
+
+    def recent(
+        self, *, repo: str | None = None, since: datetime | None = None, limit: int = 100
+    ) -> list[AuditRecord]:
+        with self._lock:
+            records = list(self._records)
+        found = [
+            r
+            for r in reversed(records)
+            if (repo is None or r.repo == repo) and (since is None or r.time >= since)
+        ]
+        return found[:limit]
+
+
+class MemoryPermissions:
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self._answers: dict[tuple[str, str, str], tuple[float, Permission]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, forge: str, repo: str, user: str) -> Permission | None:
+        with self._lock:
+            found = self._answers.get((forge, repo, user))
+            if found is None or self._clock() - found[0] >= PERMISSION_TTL:
+                return None
+            return found[1]
+
+    def put(self, forge: str, repo: str, user: str, permission: Permission) -> None:
+        with self._lock:
+            now = self._clock()
+            self._answers = {k: v for k, v in self._answers.items() if now - v[0] < PERMISSION_TTL}
+            self._answers[(forge, repo, user)] = (now, permission)
+
+
+def memory_state(clock: Callable[[], float] | None = None) -> StateStore:
+    return StateStore(
+        MemoryHeads(),
+        MemoryLineComments(),
+        MemoryApprovals(),
+        MemoryAudit(),
+        MemoryPermissions(clock or time.monotonic),
+    )

@@ -9,11 +9,17 @@ that was not recorded; that script embeds :data:`RECORD_HEAD_LUA`, the same stat
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 import redis
 
-from bot.state.base import StateStore
+from bot.approvals.model import Approval
+from bot.forges.base import Permission
+from bot.state.base import PERMISSION_TTL, AuditRecord, StateStore
+from bot.state.records import approval_from_dict, approval_to_dict, audit_from_json, audit_to_json
 
 HEAD_SEQUENCE_KEY = "ichor:heads-sequence"
 # Long enough for any pull request's life; forgetting only costs one listing of comments.
@@ -74,5 +80,140 @@ class RedisLineComments:
         self._redis.set(line_comments_key(pull), "1", ex=LINE_COMMENT_MEMORY_SECONDS)
 
 
+# Approvals live as long as a pull request may stay open; lost ones are rebuilt from the forge.
+APPROVAL_TTL_SECONDS = 180 * 24 * 3600
+AUDIT_STREAM = "ichor:audit"
+AUDIT_MAX_LEN = 10_000
+_KNOWN = "_"  # a field present in every approvals hash: "recorded, maybe none"
+
+
+def approvals_key(pull: str) -> str:
+    return f"ichor:approvals:{pull}"
+
+
+class RedisApprovals:
+    """A hash per pull request: approver -> approval JSON (with its order), plus a field that
+    tells "no approvals" from "nothing recorded"."""
+
+    def __init__(self, connection: redis.Redis) -> None:
+        self._redis = connection
+
+    def approvals(self, pull: str) -> tuple[Approval, ...] | None:
+        raw = self._redis.hgetall(approvals_key(pull))
+        if not raw:
+            return None
+        found: list[tuple[int, Approval]] = []
+        for field, value in raw.items():
+            if _text(field) == _KNOWN:
+                continue
+            try:
+                entry = json.loads(value)
+                found.append((int(entry["order"]), approval_from_dict(entry["approval"])))
+            except (ValueError, KeyError, TypeError):
+                continue  # a damaged entry is lost, like an expired one
+        return tuple(a for _, a in sorted(found, key=lambda pair: pair[0]))
+
+    def _write(self, pipe: Any, key: str, approval: Approval, order: int) -> None:
+        entry = {"order": order, "approval": approval_to_dict(approval)}
+        pipe.hset(key, approval.approver, json.dumps(entry, sort_keys=True))
+
+    def record(self, pull: str, approval: Approval) -> None:
+        key = approvals_key(pull)
+        order = int(self._redis.hincrby(key, _KNOWN, 1))
+        pipe = self._redis.pipeline()
+        self._write(pipe, key, approval, order)
+        pipe.expire(key, APPROVAL_TTL_SECONDS)
+        pipe.execute()
+
+    def withdraw(self, pull: str, approver: str) -> Approval | None:
+        key = approvals_key(pull)
+        pipe = self._redis.pipeline()
+        pipe.hget(key, approver)
+        pipe.hdel(key, approver)
+        pipe.hincrby(key, _KNOWN, 1)
+        pipe.expire(key, APPROVAL_TTL_SECONDS)
+        raw, *_ = pipe.execute()
+        if raw is None:
+            return None
+        try:
+            return approval_from_dict(json.loads(raw)["approval"])
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def restore(self, pull: str, approvals: Sequence[Approval]) -> None:
+        key = approvals_key(pull)
+        pipe = self._redis.pipeline()
+        pipe.delete(key)
+        pipe.hset(key, _KNOWN, len(approvals))
+        for order, approval in enumerate(approvals):
+            self._write(pipe, key, approval, order)
+        pipe.expire(key, APPROVAL_TTL_SECONDS)
+        pipe.execute()
+
+
+class RedisAudit:
+    """A capped stream: the newest ``AUDIT_MAX_LEN`` records (approximately)."""
+
+    def __init__(
+        self, connection: redis.Redis, *, stream: str = AUDIT_STREAM, max_len: int = AUDIT_MAX_LEN
+    ) -> None:
+        self._redis = connection
+        self._stream = stream
+        self._max_len = max_len
+
+    def append(self, record: AuditRecord) -> None:
+        self._redis.xadd(
+            self._stream, {"record": audit_to_json(record)}, maxlen=self._max_len, approximate=True
+        )
+
+    def recent(
+        self, *, repo: str | None = None, since: datetime | None = None, limit: int = 100
+    ) -> list[AuditRecord]:
+        found: list[AuditRecord] = []
+        entries = self._redis.xrevrange(self._stream, count=self._max_len) or []
+        for _, fields in entries:
+            raw = (fields or {}).get(b"record") or (fields or {}).get("record")
+            if raw is None:
+                continue
+            try:
+                record = audit_from_json(_text(raw))
+            except (ValueError, KeyError, TypeError):
+                continue
+            if since is not None and record.time < since:
+                break  # newest first: everything further is older
+            if repo is None or record.repo == repo:
+                found.append(record)
+                if len(found) >= limit:
+                    break
+        return found
+
+
+class RedisPermissions:
+    def __init__(self, connection: redis.Redis) -> None:
+        self._redis = connection
+
+    @staticmethod
+    def _key(forge: str, repo: str, user: str) -> str:
+        return f"ichor:permission:{forge}:{repo}:{user}"
+
+    def get(self, forge: str, repo: str, user: str) -> Permission | None:
+        raw = self._redis.get(self._key(forge, repo, user))
+        if raw is None:
+            return None
+        try:
+            return Permission[_text(raw)]
+        except KeyError:
+            return None
+
+    def put(self, forge: str, repo: str, user: str, permission: Permission) -> None:
+        self._redis.set(self._key(forge, repo, user), permission.name, ex=PERMISSION_TTL)
+
+
 def redis_state(connection: redis.Redis) -> StateStore:
-    return StateStore(RedisHeads(connection), RedisLineComments(connection))
+    return StateStore(
+        RedisHeads(connection),
+        RedisLineComments(connection),
+        RedisApprovals(connection),
+        RedisAudit(connection),
+        RedisPermissions(connection),
+    )

@@ -48,7 +48,7 @@ def git(repo: Path, *args: str, input: bytes | None = None) -> str:
 
 
 @dataclass
-class TestForge:
+class ServedRepo:
     server: GitHttpServer
     store: GitStore
     work: Path
@@ -70,7 +70,7 @@ class TestForge:
 @pytest.fixture
 def forge(
     tmp_path: Path, make_repo: MakeRepo, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[TestForge]:
+) -> Iterator[ServedRepo]:
     work = make_repo(FILES, gitlinks=GITLINKS, config=None)
     main = git(work, "rev-parse", "HEAD")
     served = tmp_path / "served"
@@ -93,7 +93,7 @@ def forge(
     with GitHttpServer(served, lambda value: value == f"Basic {BASIC}") as server:
         host = server.url.removeprefix("http://")
         root = tmp_path / "store"
-        yield TestForge(
+        yield ServedRepo(
             server=server,
             store=GitStore(root, allowed_base_url=server.url, timeout=30),
             work=work,
@@ -113,7 +113,7 @@ def missing_objects(mirror: Path, rev: str) -> set[str]:
     return {line[1:] for line in out.split() if line.startswith("?")}
 
 
-def test_first_fetch_is_partial_and_a_present_commit_needs_no_network(forge: TestForge) -> None:
+def test_first_fetch_is_partial_and_a_present_commit_needs_no_network(forge: ServedRepo) -> None:
     with forge.store.open(forge.handle) as mirror:
         mirror.fetch(forge.creds, ["refs/heads/main"], want=[forge.main])
         assert mirror.path == forge.mirror_path()
@@ -133,7 +133,7 @@ def test_first_fetch_is_partial_and_a_present_commit_needs_no_network(forge: Tes
     assert len(forge.server.requests) == before
 
 
-def test_pull_request_head_comes_from_the_base_repository(forge: TestForge) -> None:
+def test_pull_request_head_comes_from_the_base_repository(forge: ServedRepo) -> None:
     with forge.store.open(forge.handle) as mirror:
         refs = ["refs/heads/main", "refs/pull/7/head"]
         mirror.fetch(forge.creds, refs, want=[forge.main, forge.pr_head])
@@ -148,7 +148,7 @@ def test_pull_request_head_comes_from_the_base_repository(forge: TestForge) -> N
     assert urls == {"/o/r.git", "/o/r.git/info"}
 
 
-def test_a_commit_on_no_fetched_ref_is_fetched_by_id(forge: TestForge) -> None:
+def test_a_commit_on_no_fetched_ref_is_fetched_by_id(forge: ServedRepo) -> None:
     other = build_repository(forge.work, {"z.txt": b"z\n"}, message="elsewhere")
     git(forge.work, "push", "--quiet", str(forge.bare), "HEAD:refs/heads/elsewhere")
     with forge.store.open(forge.handle) as mirror:
@@ -162,7 +162,7 @@ def test_a_commit_on_no_fetched_ref_is_fetched_by_id(forge: TestForge) -> None:
             mirror.fetch(forge.creds, ["refs/pull/99/head"])
 
 
-def test_prefetch_fetches_only_missing_blobs_in_one_request(forge: TestForge) -> None:
+def test_prefetch_fetches_only_missing_blobs_in_one_request(forge: ServedRepo) -> None:
     with forge.store.open(forge.handle) as mirror:
         mirror.fetch(forge.creds, ["refs/heads/main"], want=[forge.main])
         posts = len(forge.server.posts())
@@ -188,7 +188,7 @@ def test_prefetch_fetches_only_missing_blobs_in_one_request(forge: TestForge) ->
         assert len(forge.server.requests) == requests
 
 
-def test_a_complete_prefetch_is_remembered_and_a_new_mirror_forgets_it(forge: TestForge) -> None:
+def test_a_complete_prefetch_is_remembered_and_a_new_mirror_forgets_it(forge: ServedRepo) -> None:
     with forge.store.open(forge.handle) as mirror:
         mirror.fetch(forge.creds, ["refs/heads/main"], want=[forge.main])
         assert mirror.prefetch_blobs(forge.creds, forge.main, ["t"]) > 0
@@ -202,7 +202,7 @@ def test_a_complete_prefetch_is_remembered_and_a_new_mirror_forgets_it(forge: Te
         assert mirror.prefetch_blobs(forge.creds, forge.main, ["t"]) > 0
 
 
-def test_local_commands_never_fetch_lazily(forge: TestForge) -> None:
+def test_local_commands_never_fetch_lazily(forge: ServedRepo) -> None:
     with forge.store.open(forge.handle) as mirror:
         mirror.fetch(forge.creds, ["refs/heads/main"], want=[forge.main])
         requests = len(forge.server.requests)
@@ -213,7 +213,7 @@ def test_local_commands_never_fetch_lazily(forge: TestForge) -> None:
         assert len(forge.server.requests) == requests
 
 
-def test_the_token_stays_off_argv_and_disk(forge: TestForge) -> None:
+def test_the_token_stays_off_argv_and_disk(forge: ServedRepo) -> None:
     with forge.store.open(forge.handle) as mirror:
         mirror.fetch(forge.creds, ["refs/heads/main", "refs/pull/7/head"], want=[forge.pr_head])
         mirror.prefetch_blobs(forge.creds, forge.pr_head, [""])
@@ -240,7 +240,7 @@ def test_the_token_stays_off_argv_and_disk(forge: TestForge) -> None:
             assert TOKEN.encode() not in data and BASIC.encode() not in data, path
 
 
-def test_a_wrong_token_is_permanent_and_not_echoed(forge: TestForge) -> None:
+def test_a_wrong_token_is_permanent_and_not_echoed(forge: ServedRepo) -> None:
     bad_token = "ghs_wrongwrongwrongwrong"
     bad_basic = base64.b64encode(f"x-access-token:{bad_token}".encode()).decode()
     creds = GitCredentials(forge.creds.host, f"Authorization: Basic {bad_basic}")
@@ -253,7 +253,7 @@ def test_a_wrong_token_is_permanent_and_not_echoed(forge: TestForge) -> None:
     assert [r.status for r in forge.server.requests] == [401, 401]
 
 
-def test_a_server_error_is_transient(forge: TestForge) -> None:
+def test_a_server_error_is_transient(forge: ServedRepo) -> None:
     forge.server.fail_next = 1
     with forge.store.open(forge.handle) as mirror:
         with pytest.raises(TransientForgeError, match="500"):
@@ -294,7 +294,7 @@ REFUSED_URLS = [
 ]
 
 
-def test_foreign_clone_urls_are_refused_before_git_runs(forge: TestForge) -> None:
+def test_foreign_clone_urls_are_refused_before_git_runs(forge: ServedRepo) -> None:
     port = forge.server.url.rsplit(":", 1)[1]
     for url in REFUSED_URLS:
         handle = RepoRef(ForgeKind.GITHUB, "o/r", clone_url=url.format(port=port))
@@ -318,7 +318,7 @@ def test_https_base_refuses_plain_http(tmp_path: Path) -> None:
         store.check_credentials(GitCredentials("gitlab.com", HEADER))
 
 
-def test_credentials_for_another_host_are_refused_before_git_runs(forge: TestForge) -> None:
+def test_credentials_for_another_host_are_refused_before_git_runs(forge: ServedRepo) -> None:
     with forge.store.open(forge.handle) as mirror:
         forge.popen_calls.clear()
         with pytest.raises(PermanentForgeError, match="do not belong"):
@@ -326,7 +326,7 @@ def test_credentials_for_another_host_are_refused_before_git_runs(forge: TestFor
         assert forge.git_calls() == []
 
 
-def test_repository_names_cannot_escape_the_store(forge: TestForge) -> None:
+def test_repository_names_cannot_escape_the_store(forge: ServedRepo) -> None:
     names = ["../x", "..", "../../etc/passwd", "a/../../b", ".git", "o/..", "o/r/../../.."]
     paths = set()
     for name in names:
@@ -346,7 +346,7 @@ def test_repository_names_cannot_escape_the_store(forge: TestForge) -> None:
             pass
 
 
-def test_a_renamed_repository_updates_the_origin(forge: TestForge) -> None:
+def test_a_renamed_repository_updates_the_origin(forge: ServedRepo) -> None:
     with forge.store.open(forge.handle) as mirror:
         mirror.fetch(forge.creds, ["refs/heads/main"], want=[forge.main])
     (forge.bare.parent / "renamed.git").symlink_to(forge.bare)
@@ -357,14 +357,14 @@ def test_a_renamed_repository_updates_the_origin(forge: TestForge) -> None:
     assert forge.server.requests[-1].path.startswith("/o/renamed.git/")
 
 
-def test_a_mirror_is_unusable_after_its_lock_is_released(forge: TestForge) -> None:
+def test_a_mirror_is_unusable_after_its_lock_is_released(forge: ServedRepo) -> None:
     with forge.store.open(forge.handle) as mirror:
         pass
     with pytest.raises(GitStoreError, match="outside"):
         mirror.fetch(forge.creds, ["refs/heads/main"])
 
 
-def test_concurrent_jobs_on_one_repository_take_turns(forge: TestForge) -> None:
+def test_concurrent_jobs_on_one_repository_take_turns(forge: ServedRepo) -> None:
     events: list[tuple[str, float]] = []
     inside = threading.Event()
 
@@ -390,7 +390,7 @@ def test_concurrent_jobs_on_one_repository_take_turns(forge: TestForge) -> None:
     assert events[1][1] >= events[0][1]
 
 
-def test_the_server_reads_chunked_bodies(forge: TestForge) -> None:
+def test_the_server_reads_chunked_bodies(forge: ServedRepo) -> None:
     request = b"0014command=ls-refs\n00010009peel\n0000"
     conn = http.client.HTTPConnection(forge.server.url.removeprefix("http://"), timeout=10)
     chunks = iter([request[:10], request[10:]])
@@ -411,7 +411,7 @@ def test_the_server_reads_chunked_bodies(forge: TestForge) -> None:
     assert forge.server.requests[-1].chunked
 
 
-def test_the_server_passes_gzip_bodies_to_http_backend(forge: TestForge, tmp_path: Path) -> None:
+def test_the_server_passes_gzip_bodies_to_http_backend(forge: ServedRepo, tmp_path: Path) -> None:
     # Protocol v0 gzips a request body over 1 KiB: enough wants for 40 branches.
     lines = "".join(f"create refs/heads/b{i} {forge.main}\n" for i in range(40))
     git(forge.bare, "update-ref", "--stdin", input=lines.encode())

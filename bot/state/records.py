@@ -1,0 +1,47 @@
+"""Approvals and audit records as JSON: one encoding for Redis and for the bot's markers."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from bot.approvals.model import Approval, Fingerprint
+from bot.state.base import AuditRecord
+
+
+def approval_to_dict(approval: Approval) -> dict[str, Any]:
+    return {
+        "approver": approval.approver,
+        "head_sha": approval.head_sha,
+        "fingerprints": sorted([f.identity, f.digest] for f in approval.fingerprints),
+        "source": approval.source,
+        "reply": approval.reply,
+    }
+
+
+def approval_from_dict(data: Any) -> Approval:
+    """Raises ValueError (or KeyError/TypeError) on anything that is not one of ours."""
+    fingerprints = frozenset(
+        Fingerprint(str(identity), str(digest)) for identity, digest in data["fingerprints"]
+    )
+    reply = data.get("reply")
+    return Approval(
+        approver=str(data["approver"]),
+        head_sha=str(data["head_sha"]),
+        fingerprints=fingerprints,
+        source=str(data["source"]),
+        reply=None if reply is None else str(reply),
+    )
+
+
+def audit_to_json(record: AuditRecord) -> str:
+    data = {k: getattr(record, k) for k in AuditRecord.__dataclass_fields__}
+    data["time"] = record.time.isoformat()
+    return json.dumps(data, sort_keys=True)
+
+
+def audit_from_json(text: str) -> AuditRecord:
+    data = json.loads(text)
+    data["time"] = datetime.fromisoformat(data["time"])
+    return AuditRecord(**data)

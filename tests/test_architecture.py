@@ -60,6 +60,8 @@ PURE = (
     "bot.checks.request",
     "bot.state.base",
     "bot.web.markdown",
+    "bot.commands",
+    "bot.commands.*",
 )
 # Not pure, though inside a pure package: they read the disk.
 IMPURE_IN_PURE_PACKAGES = ("bot.content.cache",)

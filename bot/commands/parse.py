@@ -75,6 +75,8 @@ def parse_comment(body: str) -> ParsedComment:
 
 def parse_line(line: int, text: str) -> Parsed | None:
     """One line that starts with ``/``: a command, a problem, or None when it is not ours."""
+    if text[1:2].isspace():
+        return None  # `/ approve`: the verb must follow the slash
     head, rest = _first_word(text[1:])
     word = head.lower()
     if word == _PREFIX:
@@ -308,7 +310,9 @@ def _ignore(line: int, rest: str) -> Parsed:
         return _problem(line, "missing-argument", "ignore", None, "needs <pattern>")
     pattern = body[0]
     if not pattern.value:
-        return _problem(line, "bad-pattern", "ignore", pattern.raw, "the pattern is empty")
+        return _problem(
+            line, "bad-pattern", "ignore", pattern.raw, f"{shown(pattern.raw)} is an empty pattern"
+        )
     if bad_pattern_character(pattern.value):
         return _problem(
             line,

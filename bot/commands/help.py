@@ -22,7 +22,7 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     ("/recheck", "`read`", "checks the current head again"),
     (
         "/approve",
-        _PERMISSION + ", not the author",
+        _PERMISSION + ", not the PR author",
         "approves the new objects of strict targets at the current head",
     ),
     ("/approve cancel", "whoever approved", "withdraws that approval"),

@@ -78,12 +78,12 @@ def parse_line(line: int, text: str) -> Parsed | None:
     if text[1:2].isspace():
         return None  # `/ approve`: the verb must follow the slash
     head, rest = _first_word(text[1:])
-    word = head.lower()
+    word = _keyword(head)
     if word == _PREFIX:
         if not rest:
             return Help(line)
         head, rest = _first_word(rest)
-        word = head.lower()
+        word = _keyword(head)
         if word not in VERBS:
             return CommandProblem(
                 line,
@@ -95,6 +95,11 @@ def parse_line(line: int, text: str) -> Parsed | None:
     elif word not in VERBS:
         return None
     return _PARSERS[_as_verb(word)](line, rest)
+
+
+def _keyword(word: str) -> str:
+    # ASCII only: no look-alike letter (the Kelvin sign lowers to `k`) may ever spell a verb.
+    return word.lower() if word.isascii() else ""
 
 
 def _as_verb(word: str) -> Verb:

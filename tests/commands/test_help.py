@@ -36,7 +36,7 @@ def test_help_lists_commands_permissions_and_targets() -> None:
         assert f"| {command} |" in text
     assert "| `/help` | anyone |" in text
     assert "| `/recheck` | `read` |" in text
-    assert "| `/approve` | `maintain`, not the author |" in text
+    assert "| `/approve` | `maintain`, not the PR author |" in text
     assert "| `/approve cancel` | whoever approved |" in text
     assert text.count("| `maintain` |") == 4
     assert "**Targets**: `prod` (strict), `staging` (relaxed)." in text

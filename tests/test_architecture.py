@@ -56,6 +56,8 @@ PURE = (
     "bot.approvals",
     "bot.approvals.*",
     "bot.web.markdown",
+    "bot.commands",
+    "bot.commands.*",
 )
 # Reads only the data shipped inside the package (the recorded Kubernetes discovery), once:
 # constant input, like the module's own source, so it may use importlib.resources.

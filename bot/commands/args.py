@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.config import TARGET_NAME_PATTERN
+from bot.config.schema import TARGET_NAME_PATTERN
 
 _SPACE = re.compile(r"\s+")
 _LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")

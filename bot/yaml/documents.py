@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Final
 
 import yaml
@@ -30,6 +28,9 @@ from yaml.events import AliasEvent
 from yaml.nodes import Node, ScalarNode, SequenceNode
 
 from bot.yaml.keys import DuplicateKey, check_keys_once, check_own_keys
+from bot.yaml.model import YamlDocument as YamlDocument  # re-exported: the reading's values
+from bot.yaml.model import YamlFile as YamlFile
+from bot.yaml.source import Outcome, Refused, Source
 
 try:
     from yaml import CSafeLoader as _BaseLoader
@@ -37,7 +38,6 @@ except ImportError:  # PyYAML built without libyaml: same results, slower
     from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
 
 MAX_DEPTH: Final = 1000
-MAX_EXPANDED_NODES: Final = 1_000_000
 # ruamel.yaml reads ~0.3 MB/s: above this size a libyaml rejection is final, so time stays bounded.
 MAX_CONFIRM_BYTES: Final = 1 << 20
 
@@ -47,45 +47,21 @@ _SCALAR_TAGS = frozenset(_CORE + t for t in ("null", "bool", "int", "float", "st
 _TOO_DEEP = f"the document is nested deeper than {MAX_DEPTH} levels"
 
 
-@dataclass(frozen=True, slots=True)
-class YamlDocument:
-    index: int  # 0-based position in the stream
-    line: int  # 1-based line where the document starts (its first content line)
-    value: object  # plain data: dict/list/str/int/float/bool/None (None when empty)
-    error: str | None = None  # set when this document (and so the rest) could not be read
-    error_line: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class YamlFile:
-    documents: tuple[YamlDocument, ...]  # in order; at most one has `error`, and it is the last
-    confirmed_by_yaml12: bool = False  # libyaml rejected the file; ruamel.yaml's reading is used
-
-    @property
-    def error(self) -> YamlDocument | None:
-        last = self.documents[-1] if self.documents else None
-        return last if last is not None and last.error is not None else None
-
-    @property
-    def is_empty(self) -> bool:
-        return all(d.value is None and d.error is None for d in self.documents)
-
-
 def parse_yaml(data: bytes) -> YamlFile:
     """Every document of ``data`` in order; a document that cannot be read ends the tuple."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         try:
             data = data.decode("utf-16").encode("utf-8")
         except UnicodeDecodeError as exc:
-            return _result(_Source(data), _Outcome(f"not valid UTF-16 at byte {exc.start}"))
+            return _result(Source(data), Outcome(f"not valid UTF-16 at byte {exc.start}"))
     elif not data.isascii():
         try:
             data.decode("utf-8")
         except UnicodeDecodeError as exc:
             line = data.count(b"\n", 0, exc.start) + 1
-            return _result(_Source(data), _Outcome(f"not valid UTF-8 at byte {exc.start}", line))
+            return _result(Source(data), Outcome(f"not valid UTF-8 at byte {exc.start}", line))
         data = data.removeprefix(b"\xef\xbb\xbf")  # so marks index the text both parsers see
-    src = _Source(data)
+    src = Source(data)
     fast = _read_libyaml(src, _FastLoader)
     if fast.redefined_anchor:
         fast = _read_libyaml(src, _RedefiningLoader)
@@ -101,93 +77,13 @@ def parse_yaml(data: bytes) -> YamlFile:
     return _result(src, fast)
 
 
-@dataclass(slots=True)
-class _Outcome:
-    error: str | None = None
-    error_line: int | None = None  # 1-based
-    final: bool = True  # bad input or a limit of ours: a YAML 1.2 re-read cannot change it
-    documents: list[YamlDocument] = field(default_factory=list)
-    resume: int = 0  # 0-based line where the document after the last good one may start
-    redefined_anchor: bool = False
-
-    def add(self, node: Any, src: _Source, value: object) -> None:
-        self.documents.append(YamlDocument(len(self.documents), _start(node, src), value))
-        self.resume = node.end_mark.line + (1 if node.end_mark.column else 0)
-
-
-def _result(src: _Source, outcome: _Outcome, *, confirmed: bool = False) -> YamlFile:
+def _result(src: Source, outcome: Outcome, *, confirmed: bool = False) -> YamlFile:
     documents = outcome.documents
     if outcome.error is not None:
         error_line = src.clamp(outcome.error_line)
         start = src.next_content(outcome.resume, error_line)
         documents.append(YamlDocument(len(documents), start, None, outcome.error, error_line))
     return YamlFile(tuple(documents), confirmed_by_yaml12=confirmed)
-
-
-class _Refused(Exception):
-    """A limit of this module (not a YAML rule) was hit; ``line`` is 1-based when known."""
-
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.line = line
-
-
-class _Source:
-    """The input, what it may need, and line lookups (split only when needed)."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        # Only aliases or merge keys let the built value outgrow the text. A merge key is `<<` or
-        # an explicit tag (`!`) spelling "merge", perhaps %-escaped.
-        self.merges = b"<<" in data or (b"!" in data and (b"merge" in data or b"%" in data))
-        self.walk = self.merges or (b"&" in data and b"*" in data)
-        self.budget = max(MAX_EXPANDED_NODES, len(data))  # own nodes never outnumber the bytes
-
-    @cached_property
-    def lines(self) -> list[bytes]:
-        lines = self.data.split(b"\n")
-        return lines[:-1] if len(lines) > 1 and not lines[-1] else lines  # none after the last \n
-
-    @cached_property
-    def text(self) -> str:
-        return self.data.decode("utf-8")
-
-    def clamp(self, line: int | None) -> int | None:
-        # A mark at the end of input sits on the line after the final newline: no editor has it.
-        return None if line is None else max(1, min(line, len(self.lines)))
-
-    def next_content(self, first: int, stop: int | None) -> int:
-        """The first line (1-based) from ``first`` (0-based) holding content, at most ``stop``."""
-        last = len(self.lines) if stop is None else stop
-        for number in range(first + 1, last):
-            text = _unmarked(self.lines[number - 1])
-            if text and not text.startswith((b"#", b"%")):
-                return number
-        return max(1, last)
-
-    def empty_document(self, line: int, column: int) -> int:
-        """An empty document's line is its ``---``; the parser marks the token after it."""
-        for index in range(min(line if column else line - 1, len(self.lines) - 1), -1, -1):
-            text = self.lines[index].strip()
-            if text.startswith(b"---") and _unmarked(text) != text:
-                return index + 1
-            if text and not text.startswith(b"#"):
-                break
-        return self.clamp(line + 1) or 1
-
-
-def _unmarked(line: bytes) -> bytes:
-    """A line without its ``---`` or ``...`` document marker."""
-    text = line.strip()
-    marked = text[:3] in (b"---", b"...") and (len(text) == 3 or text[3:4].isspace())
-    return text[3:].strip() if marked else text
-
-
-def _start(node: Any, src: _Source) -> int:
-    mark = node.start_mark
-    if node.id == "scalar" and not node.value and mark.index == node.end_mark.index:
-        return src.empty_document(mark.line, mark.column)
-    return int(mark.line) + 1
 
 
 # ---- libyaml ---------------------------------------------------------------------------------
@@ -223,7 +119,7 @@ class _FastLoader(_BaseLoader):
         # libyaml's composer recurses in C; libyaml 0.2.6 limits nesting, older ones do not.
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise _Refused(_TOO_DEEP, current_node.start_mark.line + 1 if current_node else None)
+            raise Refused(_TOO_DEEP, current_node.start_mark.line + 1 if current_node else None)
 
     def ascend_resolver(self) -> None:
         self.depth -= 1
@@ -251,9 +147,9 @@ class _RedefiningLoader(_FastLoader):
         return Composer.compose_node(self, parent, index)  # type: ignore[arg-type]
 
 
-def _read_libyaml(src: _Source, kind: type[_FastLoader]) -> _Outcome:
+def _read_libyaml(src: Source, kind: type[_FastLoader]) -> Outcome:
     loader: _FastLoader | None = None
-    outcome, used = _Outcome(final=False), 0
+    outcome, used = Outcome(final=False), 0
     try:
         loader = kind(src.data)  # the pure-Python reader checks characters here already
         while loader.check_node():
@@ -266,13 +162,13 @@ def _read_libyaml(src: _Source, kind: type[_FastLoader]) -> _Outcome:
     except yaml.reader.ReaderError as exc:
         # Characters are checked a buffer at a time, so what came before proves nothing.
         line = src.data.count(b"\n", 0, exc.position) + 1
-        return _Outcome(f"unacceptable character #x{exc.character:04x}: {exc.reason}", line)
+        return Outcome(f"unacceptable character #x{exc.character:04x}: {exc.reason}", line)
     except yaml.MarkedYAMLError as exc:
         outcome.error, outcome.error_line = _describe(exc, src)
         outcome.final = "nesting depth" in str(exc.problem)
         outcome.error = _TOO_DEEP if outcome.final else outcome.error
         outcome.redefined_anchor = "found duplicate anchor" in str(exc.context)
-    except (_Refused, DuplicateKey) as exc:
+    except (Refused, DuplicateKey) as exc:
         outcome.error, outcome.error_line, outcome.final = str(exc), exc.line, True
     except RecursionError:
         outcome.error, outcome.final = _TOO_DEEP, True
@@ -308,7 +204,7 @@ def _converters(base: Any) -> dict[str, Converter]:
 _CONVERT = _converters(SafeConstructor)
 
 
-def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: _Source) -> object:
+def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: Source) -> object:
     """The plain value of one document's node graph, without recursion; aliases share values."""
 
     def scalar(node: Any) -> object:
@@ -358,7 +254,7 @@ def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: _Sou
     return top
 
 
-def _key_text(node: Any, src: _Source) -> str:
+def _key_text(node: Any, src: Source) -> str:
     return " ".join(src.text[node.start_mark.index : node.end_mark.index].split())
 
 
@@ -387,7 +283,7 @@ def _graph_size(root: Any, used: int, budget: int) -> int:
         if not counted:
             if ident in open_nodes:
                 message = "an alias refers to a collection that contains it"
-                raise _Refused(message, node.start_mark.line + 1)
+                raise Refused(message, node.start_mark.line + 1)
             open_nodes.add(ident)
             stack.append((node, True))
             stack.extend((child, False) for child in children)
@@ -398,12 +294,12 @@ def _graph_size(root: Any, used: int, budget: int) -> int:
             merge_work += total  # flattening copies the merged pairs into this mapping
         if used + total + merge_work > budget:
             message = f"the file expands to over {budget} nodes through aliases or merge keys"
-            raise _Refused(message, root.start_mark.line + 1)
+            raise Refused(message, root.start_mark.line + 1)
         sizes[ident] = total
     return used + sizes.get(id(root), 1) + merge_work
 
 
-def _describe(exc: Any, src: _Source) -> tuple[str, int | None]:
+def _describe(exc: Any, src: Source) -> tuple[str, int | None]:
     """A parser error (either library's) as one line of text and its 1-based line."""
     problem, context = getattr(exc, "problem", None), getattr(exc, "context", None)
     message = f"{context}: {problem}" if context and problem else str(problem or context or exc)
@@ -425,18 +321,18 @@ def _describe(exc: Any, src: _Source) -> tuple[str, int | None]:
 _CONVERT_YAML12 = _converters(Yaml12Constructor)
 
 
-def _read_yaml12(src: _Source) -> _Outcome:
+def _read_yaml12(src: Source) -> Outcome:
     reader = YAML(typ="safe", pure=True)
     reader.allow_duplicate_keys = True  # checked on the nodes instead, by one rule for both
     reader.composer.warn_double_anchors = False  # YAML 1.2 lets a later anchor replace one
-    outcome, used = _Outcome(final=False), 0
+    outcome, used = Outcome(final=False), 0
     nodes: Iterator[Any] = reader.compose_all(src.text)
     try:
         for node in nodes:
             if src.walk:
                 used = _graph_size(node, used, src.budget)
             outcome.add(node, src, _build(node, reader.constructor, _CONVERT_YAML12, src))
-    except (_Refused, DuplicateKey) as exc:
+    except (Refused, DuplicateKey) as exc:
         outcome.error, outcome.error_line, outcome.final = str(exc), exc.line, True
     except RecursionError:
         outcome.error = _TOO_DEEP

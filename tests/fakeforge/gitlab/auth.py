@@ -4,8 +4,10 @@ token's own user (``GET /user``), users by name, and a member's access level."""
 from __future__ import annotations
 
 import base64
+import secrets
 from typing import Any
 
+from tests.fakeforge import base
 from tests.fakeforge.base import redacted
 from tests.fakeforge.gitlab.core import GitLabCore
 from tests.fakeforge.gitlab.records import Call, iso, now
@@ -32,6 +34,23 @@ class Auth(GitLabCore):
             self._project(full_name)["members"][user_id] = access_level
             return user_id
 
+    def add_token_user(self, full_name: str, *, group: bool = False, access_level: int = 40) -> str:
+        """The bot user of a new project (or group) access token, a member of ``full_name``:
+        its username, ``project_<id>_bot_<hash>`` as GitLab names it."""
+        with self._lock:
+            project = self._project(full_name)
+            owner = f"group_{project['id'] + 100}" if group else f"project_{project['id']}"
+            username = f"{owner}_bot_{secrets.token_hex(16)}"
+            self.add_member(full_name, username, access_level)
+            return username
+
+    def fail_member_lookups(
+        self, status: int, *, times: int | None = None, body: Any = None
+    ) -> base.Fault:
+        """Answer ``status`` to ``GET .../members/all/:user_id`` (``times=None``: always)."""
+        path = r"/api/v4/projects/[^/]+/members/all/[^/]+"
+        return self.inject("GET", path, status=status, times=times, body=body)
+
     # ------------------------------------------------------------------ request pipeline
     def _new_call(self, req: Request) -> Call:
         token = req.headers.get("private-token")
@@ -52,7 +71,8 @@ class Auth(GitLabCore):
     # ------------------------------------------------------------------ handlers
     def _op_current_user(self, path: dict[str, str], params: dict[str, Any]) -> Response:
         user = self._render_user(self.bot_user_id)
-        return Response(200, {**user, "bot": False, "public_email": None, "locked": False})
+        bot = self._users[self.bot_user_id]["bot"]  # only GET /user's answer says (UserBasic not)
+        return Response(200, {**user, "bot": bot, "public_email": None, "locked": False})
 
     def _op_list_users(self, path: dict[str, str], params: dict[str, Any]) -> Response:
         wanted = str(params.get("username", "")).lower()

@@ -5,6 +5,7 @@ its ``_op_<route>`` handler, GitLab's offset paging, and the note and discussion
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,10 @@ from tests.fakeforge.gitlab.routes import (
     validate,
 )
 from tests.fakeforge.httpserver import Request, Response
+
+# The users GitLab makes for project and group access tokens (older releases: ``_bot`` then
+# a number; since 16: ``_bot_`` and a random hex).
+TOKEN_USER = re.compile(r"(?:project|group)_\d+_bot(?:\d*|_[0-9a-f]+)")
 
 
 class GitLabCore(FakeForgeBase[Call]):
@@ -45,7 +50,9 @@ class GitLabCore(FakeForgeBase[Call]):
         self.bot_user_id = self.add_user(bot_username, name="Ichor Bot")
 
     # ------------------------------------------------------------------ users
-    def add_user(self, username: str, *, name: str | None = None) -> int:
+    def add_user(self, username: str, *, name: str | None = None, bot: bool | None = None) -> int:
+        """A user (the existing one of that name, if any). ``bot`` defaults to whether the name
+        is one GitLab gives a project's or group's access token (``project_<id>_bot_<hash>``)."""
         with self._lock:
             for user in self._users.values():
                 if user["username"] == username:
@@ -57,6 +64,7 @@ class GitLabCore(FakeForgeBase[Call]):
                 "name": name or username.title(),
                 "state": "active",
                 "created_at": iso(),
+                "bot": bool(TOKEN_USER.fullmatch(username)) if bot is None else bot,
             }
             return user_id
 

@@ -119,3 +119,5 @@ class Discussions(GitLabCore):
                 note["resolved"] = resolved
                 note["resolved_by"] = self._render_user(by) if resolved else None
                 note["resolved_at"] = iso() if resolved else None
+                # GitLab saves the note: resolving moves updated_at, though no one edited it.
+                note["updated_at"] = note["resolved_at"] or iso()

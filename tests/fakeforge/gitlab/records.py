@@ -4,7 +4,7 @@ an injected failure (:class:`Fault`), GitLab's timestamps (:func:`iso`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tests.fakeforge import base
@@ -20,8 +20,20 @@ def now() -> float:
 
 
 def iso(ts: float | None = None) -> str:
-    moment = datetime.fromtimestamp(now() if ts is None else ts, UTC)
+    return _format(datetime.fromtimestamp(now() if ts is None else ts, UTC))
+
+
+def _format(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def later_than(stamp: str) -> str:
+    """Now, as :func:`iso`, but at least a millisecond after ``stamp``: an edit made in the
+    millisecond a note was created must still read as one."""
+    floor = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    moment = datetime.fromtimestamp(now(), UTC)
+    moment = moment.replace(microsecond=moment.microsecond // 1000 * 1000)
+    return _format(max(moment, floor + timedelta(milliseconds=1)))
 
 
 @dataclass

@@ -86,6 +86,7 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any]]] = {
     ),
     "create_note": ("POST", _MR + "/notes", {"body": "!str", "internal": "bool"}),
     "update_note": ("PUT", _MR + "/notes/(?P<note_id>[^/]+)", {"body": "!str"}),
+    "award_note_emoji": ("POST", _MR + "/notes/(?P<note_id>[^/]+)/award_emoji", {"name": "!str"}),
     "list_discussions": ("GET", _MR + "/discussions", dict(_PAGING)),
     "create_discussion": (
         "POST",

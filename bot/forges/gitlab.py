@@ -1,5 +1,7 @@
-"""The GitLab adapter: a commit status, the one summary note, diff discussions, permissions
-and merge requests, over GitLab's REST API v4 with python-gitlab (see :mod:`.gitlab_api`).
+"""The GitLab adapter: a commit status, the one summary note, diff discussions, merge
+requests, and what comment commands need (permissions, the bot's login, award emoji, replies,
+notes read back: :mod:`.gitlab_commands`), over GitLab's REST API v4 with python-gitlab (see
+:mod:`.gitlab_api`).
 
 Every call runs under :func:`bot.forges.retry.with_retries`, and the unit retried is a whole
 operation (list-then-write included), so a retry after a lost response re-reads state instead
@@ -38,17 +40,20 @@ import gitlab.exceptions
 
 from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
 from bot.forges import clipping
+from bot.forges import gitlab_commands as commands
 from bot.forges.base import (
     CHECK_NAME,
     SUMMARY_MARKER,
     CheckHandle,
     CheckOutput,
     Conclusion,
+    ForgeComment,
     GitCredentials,
     LineCommentSync,
     LineFinding,
     Permission,
     PullRequestRef,
+    Reaction,
     RepoRef,
     headline,
 )
@@ -65,7 +70,6 @@ from bot.forges.gitlab_api import (
 )
 from bot.forges.gitlab_discussions import Done, sync_discussions
 from bot.forges.locks import KeyedLocks
-from bot.forges.pending import CommentCommandsPending
 from bot.forges.plans import (
     PostedComment,
     SummaryAction,
@@ -92,14 +96,10 @@ RUNNING_DESCRIPTION = "Checking…"
 TITLE_LIMIT = 255  # characters, a merge request title
 DESCRIPTION_BODY_LIMIT = 1_048_576  # characters, a merge request description
 REMEMBERED_STATUSES = 10_000  # (project, sha, name) → state posted; oldest forgotten first
-# Access levels: 10 guest, 15 planner, 20 reporter, 30 developer, 40 maintainer, 50 owner
-# (5 is "minimal access": no repository access at all).
-ACCESS = ((50, Permission.ADMIN), (40, Permission.MAINTAIN), (30, Permission.WRITE))
-ACCESS_READ = 10
 _REFUSED_TRANSITION = re.compile(r"Cannot transition status via :\w+ from :(\w+)")
 
 
-class GitLabForge(CommentCommandsPending):
+class GitLabForge:
     """:class:`bot.forges.base.ForgeAdapter` for gitlab.com or a self-managed GitLab, with a
     personal, project or group access token (``api`` scope)."""
 
@@ -127,7 +127,7 @@ class GitLabForge(CommentCommandsPending):
         self._check_name = check_name
         self._posted: OrderedDict[tuple[str, str, str], str] = OrderedDict()
         self._locks = KeyedLocks()
-        self._user_id: int | None = None
+        self._user: tuple[int, str] | None = None  # the token's user: id and username
 
     @classmethod
     def from_settings(cls, settings: Settings) -> GitLabForge:
@@ -209,7 +209,7 @@ class GitLabForge(CommentCommandsPending):
         # Two jobs of this process for one MR must not both find nothing and both post.
         async with self._locks.hold(("note", project, str(iid))):
             note_id = await self._retrying(lambda: self._api.run(upsert))
-        return f"{self._web}/{repo.full_name}/-/merge_requests/{iid}#note_{note_id}"
+        return commands.note_url(self._mr_url(repo, iid), note_id)
 
     async def sync_line_comments(
         self,
@@ -236,33 +236,53 @@ class GitLabForge(CommentCommandsPending):
 
     async def permission(self, repo: RepoRef, user: str) -> Permission:
         project = _project(repo)
+        level = await self._retrying(
+            lambda: self._api.run(lambda gl: commands.access_level(gl, project, user))
+        )
+        return commands.permission_of(level)
 
-        def level(gl: gitlab.Gitlab) -> int:
-            # The username filter ignores case; only the exact account counts.
-            found = gl.users.list(username=user, iterator=True)
-            account = next((u for u in found if u.attributes.get("username") == user), None)
-            if account is None:
-                return 0
+    async def bot_login(self, repo: RepoRef) -> str:
+        _check_repo(repo)
+        return (await self._whoami())[1]
+
+    async def add_reaction(
+        self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction
+    ) -> None:
+        project, iid, note_id = _project(repo), int(number), commands.parse_note_id(comment_id)
+
+        async def attempt() -> None:
             try:
-                member = gl.projects.get(project, lazy=True).members_all.get(
-                    account.attributes["id"]
+                await self._api.run(
+                    lambda gl: commands.award(merge_request(gl, project, iid), note_id, reaction)
                 )
-            except gitlab.exceptions.GitlabGetError as exc:
-                if exc.response_code == 404:  # not a member, directly or through a group
-                    return 0
-                raise
-            attributes = member.attributes
-            if attributes.get("state", "active") != "active":  # blocked, deactivated
-                return 0
-            if attributes.get("membership_state", "active") != "active":  # invited, awaiting
-                return 0
-            return int(attributes.get("access_level") or 0)
+            except ForgeStatusError as exc:
+                # Given before (by a retry whose answer was lost, or another job): done.
+                if exc.status not in (400, 404) or commands.ALREADY_AWARDED not in exc.message:
+                    raise
 
-        access = await self._retrying(lambda: self._api.run(level))
-        for threshold, permission in ACCESS:
-            if access >= threshold:
-                return permission
-        return Permission.READ if access >= ACCESS_READ else Permission.NONE
+        await self._retrying(attempt)
+
+    async def post_comment(self, repo: RepoRef, number: int, body: str) -> str:
+        project, iid = _project(repo), int(number)
+        body = clip(commands.defuse_quick_actions(body), NOTE_LIMIT)
+        me = await self._me()
+        attempts = 0
+
+        def post(gl: gitlab.Gitlab) -> int:
+            nonlocal attempts
+            attempts += 1
+            return commands.post_note(merge_request(gl, project, iid), body, me, again=attempts > 1)
+
+        note_id = await self._retrying(lambda: self._api.run(post))
+        return commands.note_url(self._mr_url(repo, iid), note_id)
+
+    async def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
+        project, iid = _project(repo), int(number)
+
+        def listed(gl: gitlab.Gitlab) -> list[ForgeComment]:
+            return commands.list_comments(merge_request(gl, project, iid), self._mr_url(repo, iid))
+
+        return await self._retrying(lambda: self._api.run(listed))
 
     async def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         project, iid = _project(repo), int(number)
@@ -335,17 +355,24 @@ class GitLabForge(CommentCommandsPending):
                 self._posted.popitem(last=False)
 
     async def _me(self) -> int:
-        """The token's own user id (``GET /user``), fetched once."""
-        async with self._locks.hold(("user",)):
-            if self._user_id is None:
+        return (await self._whoami())[0]
 
-                def whoami(gl: gitlab.Gitlab) -> int:
+    async def _whoami(self) -> tuple[int, str]:
+        """The token's own user (``GET /user``): its id and username, fetched once."""
+        async with self._locks.hold(("user",)):
+            if self._user is None:
+
+                def whoami(gl: gitlab.Gitlab) -> tuple[int, str]:
                     gl.auth()
                     assert gl.user is not None  # auth() sets it or raises
-                    return int(gl.user.attributes["id"])
+                    attributes = gl.user.attributes
+                    return int(attributes["id"]), str(attributes["username"])
 
-                self._user_id = await self._retrying(lambda: self._api.run(whoami))
-            return self._user_id
+                self._user = await self._retrying(lambda: self._api.run(whoami))
+            return self._user
+
+    def _mr_url(self, repo: RepoRef, iid: int) -> str:
+        return f"{self._web}/{repo.full_name}/-/merge_requests/{iid}"
 
     async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
         return await with_retries(call, sleep=self._sleep, on_retry=self._log_retry)

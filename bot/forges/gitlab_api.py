@@ -41,6 +41,8 @@ USER_AGENT = "ichor-bot"
 DESCRIPTION_LIMIT = 255  # characters, a commit status description
 NOTE_LIMIT = 1_000_000  # characters, a note or discussion body
 PER_PAGE = 100  # items per page of a listing: GitLab's most
+# A merge request's state as the bot names it; "locked" is GitLab's while a merge runs.
+MR_STATES = {"opened": "open", "locked": "open", "closed": "closed", "merged": "merged"}
 TRUNCATED = "\n\n… (truncated to GitLab's size limit; the full result is in the job's report)"
 _TRANSIENT_TRANSPORT = (
     requests.ConnectionError,  # refused, reset, DNS, TLS, proxy
@@ -237,12 +239,16 @@ def mr_ref(item: dict[str, Any]) -> PullRequestRef:
         raise PermanentForgeError("GitLab: the merge request in the response has no iid")
     refs = item.get("diff_refs")
     refs = refs if isinstance(refs, dict) else {}
+    author = item.get("author")
+    author = author if isinstance(author, dict) else {}
     return PullRequestRef(
         number=int(item["iid"]),
         url=str(item.get("web_url") or ""),
         head_sha=item.get("sha") or None,
         base_sha=refs.get("base_sha") or None,
         base_ref=item.get("target_branch") or None,
+        author=author.get("username") or None,
+        state=MR_STATES.get(str(item.get("state"))),
     )
 
 

@@ -591,6 +591,8 @@ def test_merge_requests(tmp_path: Path, sleeps: Sleeps) -> None:
             head_sha=head,
             base_sha=base,
             base_ref="main",
+            author=fake.bot_username,  # the token's user opened it
+            state="open",
         )
         assert refs == [expected] * 4
         mrs = f"{API}/merge_requests"

@@ -1,0 +1,90 @@
+"""Projects of the fake GitLab and git on the API's origin: ``/<full_name>.git/...`` is passed
+to :class:`tests.support.git_http.GitHttpServer`, which takes ``Authorization: Basic`` with any
+non-blank user name and the token as password, as GitLab does for access tokens."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+from urllib.parse import urlsplit
+
+from tests.fakeforge.base import run_git
+from tests.fakeforge.gitlab.core import GitLabCore
+from tests.fakeforge.gitlab.routes import GIT_PATH
+from tests.fakeforge.httpserver import Request, Response
+
+
+class Repositories(GitLabCore):
+    # ------------------------------------------------------------------ test set-up
+    def add_project(
+        self, full_name: str, project_id: int | None = None, *, default_branch: str = "main"
+    ) -> dict[str, Any]:
+        if not full_name or full_name.strip("/") != full_name or "/" not in full_name:
+            raise ValueError(f"namespace/name expected, got {full_name!r}")
+        with self._lock:
+            pid = project_id if project_id is not None else self._next_id("project")
+            self._projects[pid] = {
+                "id": pid,
+                "full_name": full_name,
+                "default_branch": default_branch,
+                "members": {},
+                "statuses": [],
+                "mrs": {},
+            }
+            return self._render_project(self._projects[pid])
+
+    # ------------------------------------------------------------------ git
+    def _pass_through(self, req: Request) -> Response | None:
+        if not GIT_PATH.fullmatch(req.path):
+            return None
+        if self._git is None:
+            return Response(404, {"error": "404 Not Found"})
+        return self._proxy_git(req)
+
+    def _git_authorize(self, header: str | None) -> bool:
+        scheme, _, credential = (header or "").partition(" ")
+        if scheme.lower() != "basic":
+            return False
+        try:
+            decoded = base64.b64decode(credential.strip(), validate=True).decode()
+        except ValueError:
+            return False
+        user, sep, secret = decoded.partition(":")
+        return bool(sep and user.strip() and secret == self.token)
+
+    def _git_request_headers(self, req: Request) -> dict[str, str]:
+        forwarded = ("authorization", "content-type", "content-encoding", "git-protocol", "accept")
+        return {k: req.headers[k] for k in forwarded if k in req.headers}
+
+    def _branch_sha(self, project: dict[str, Any], branch: str) -> str | None:
+        return self._rev_parse(project["full_name"], f"refs/heads/{branch}^{{commit}}") or None
+
+    def _set_mr_ref(self, full_name: str, iid: int, sha: str) -> None:
+        bare = self._bare_repo(full_name)
+        if bare is not None and not self._commit_missing(self._project(full_name), sha):
+            run_git("--git-dir", str(bare), "update-ref", f"refs/merge-requests/{iid}/head", sha)
+
+    # ------------------------------------------------------------------ rendering
+    def _render_project(self, project: dict[str, Any]) -> dict[str, Any]:
+        full = project["full_name"]
+        namespace, _, name = full.rpartition("/")
+        web = f"{self.url}/{full}"
+        host = urlsplit(self.url).netloc
+        return {
+            "id": project["id"],
+            "name": name,
+            "description": None,
+            "web_url": web,
+            "avatar_url": None,
+            "git_ssh_url": f"git@{host}:{full}.git",
+            "git_http_url": f"{web}.git",
+            "namespace": namespace,
+            "visibility_level": 0,
+            "path_with_namespace": full,
+            "default_branch": project["default_branch"],
+            "ci_config_path": "",
+            "homepage": web,
+            "url": f"git@{host}:{full}.git",
+            "ssh_url": f"git@{host}:{full}.git",
+            "http_url": f"{web}.git",
+        }

@@ -35,13 +35,15 @@ or ``x-oauth-basic`` password, or as password. Git requests are not in :attr:`ca
 
 One module per concern, composed here: ``swagger`` (the descriptions), ``state`` (records and
 what every concern shares), ``auth`` (credentials and the pipeline's answers), ``repos``
-(repositories and permissions), ``statuses``, ``pulls``, ``comments``, ``reviews``.
+(repositories and permissions), ``statuses``, ``pulls``, ``comments`` (and reactions),
+``reviews``, ``faults`` (Gitea's own kinds of failure).
 """
 
 from __future__ import annotations
 
 from tests.fakeforge.gitea.auth import Auth
-from tests.fakeforge.gitea.comments import Comments
+from tests.fakeforge.gitea.comments import REACTIONS, Comments
+from tests.fakeforge.gitea.faults import Faults
 from tests.fakeforge.gitea.pulls import Pulls
 from tests.fakeforge.gitea.repos import PERMISSIONS, Repositories
 from tests.fakeforge.gitea.reviews import Reviews
@@ -54,6 +56,7 @@ __all__ = [
     "API_PREFIX",
     "DESCRIPTIONS",
     "PERMISSIONS",
+    "REACTIONS",
     "Call",
     "Ctx",
     "FakeGitea",
@@ -65,7 +68,7 @@ __all__ = [
 ]
 
 
-class FakeGitea(Auth, Repositories, Statuses, Pulls, Comments, Reviews):
+class FakeGitea(Auth, Faults, Repositories, Statuses, Pulls, Comments, Reviews):
     """Gitea's (or Forgejo's) REST API and git over HTTP on loopback, for one test.
 
     >>> with FakeGitea(tmp_path / "git", flavor="forgejo") as fake:        # doctest: +SKIP

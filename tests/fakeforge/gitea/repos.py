@@ -7,7 +7,7 @@ from tests.fakeforge.gitea.state import Ctx, GiteaState, Repo, error
 from tests.fakeforge.httpserver import Response
 
 PERMISSIONS = ("owner", "admin", "write", "read", "none")
-_FORBIDDEN_PERMISSION = (
+FORBIDDEN_PERMISSION = (
     "Only admins can query all permissions, repo admins can query all repo permissions, "
     "collaborators can query only their own"
 )
@@ -50,7 +50,7 @@ class Repositories(GiteaState):
         assert ctx.repo is not None
         who = ctx.params["collaborator"]
         if who != self.bot_login and ctx.repo.roles.get(self.bot_login) not in ("admin", "owner"):
-            raise Reject(error(403, _FORBIDDEN_PERMISSION))
+            raise Reject(error(403, FORBIDDEN_PERMISSION))
         if who not in self._users:
             raise Reject(error(404, f"user redirect does not exist [name: {who}]"))
         default = (

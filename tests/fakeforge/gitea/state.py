@@ -98,6 +98,8 @@ class GiteaState(DescribedForge[Call]):
         self._reviews: dict[int, dict[str, Any]] = {}
         self._review_comments: dict[int, dict[str, Any]] = {}
         self._statuses: list[dict[str, Any]] = []
+        self._reactions: list[dict[str, Any]] = []
+        self._comment_page: int | None = None  # None: the listing is not paged, as on Gitea
         self._user_id(bot_login)
 
     # ------------------------------------------------------------------ state helpers
@@ -127,9 +129,11 @@ class GiteaState(DescribedForge[Call]):
             return repo.branches[branch]
         return self._rev_parse(full_name, f"refs/heads/{branch}") or None
 
-    def _page(self, req: Request, items: list[T]) -> tuple[list[T], dict[str, str]]:
+    def _page(
+        self, req: Request, items: list[T], cap: int = _MAX_LIMIT
+    ) -> tuple[list[T], dict[str, str]]:
         limit = int(req.query.get("limit") or 0)
-        limit = _DEFAULT_LIMIT if limit <= 0 else min(limit, _MAX_LIMIT)
+        limit = min(_DEFAULT_LIMIT if limit <= 0 else limit, cap)
         chunk, rels = self._page_of(req, items, "limit", limit)
         headers = {"x-total-count": str(len(items))}
         if rels:

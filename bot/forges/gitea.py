@@ -10,14 +10,7 @@ while running; SUCCESS and NEUTRAL are ``success``, FAILURE and ACTION_REQUIRED 
 ERROR ``error`` (the check could not be completed, which blocks a required check like a
 failure, yet reads differently).
 
-Line comments are posted as one ``COMMENT`` review per sync, each comment carrying its
-finding's fingerprint (:func:`bot.forges.base.finding_marker`). A bot comment whose finding is
-gone is resolved with ``POST /repos/{o}/{r}/pulls/comments/{id}/resolve``, which Gitea 1.27
-describes and Forgejo 16 does not; neither lets a token edit a review comment, and deleting is
-not ours to do. So the first resolve is a probe: a 404 or 405 there means this server has no
-such route, and this adapter leaves fixed comments alone from then on (Gitea and Forgejo still
-mark a comment outdated by themselves once a push changes its line). A comment the bot
-resolved whose finding comes back is unresolved; one a person resolved is left as it is.
+Line comments are :mod:`bot.forges.gitea_reviews`.
 
 Every call runs under :func:`bot.forges.retry.with_retries`, and the unit retried is a whole
 operation (list, then write), so a retry after a lost response re-reads instead of writing
@@ -48,7 +41,6 @@ from bot.forges.base import (
     PullRequestRef,
     RepoRef,
     headline,
-    marker_fingerprint,
 )
 from bot.forges.gitea_http import (
     NEEDS_ADMIN,
@@ -61,20 +53,13 @@ from bot.forges.gitea_http import (
     newest_status,
     pull_ref,
     repo_path,
-    review_payload,
     same_user,
     status_line,
 )
+from bot.forges.gitea_reviews import LineComments
 from bot.forges.locks import KeyedLocks
 from bot.forges.pending import CommentCommandsPending
-from bot.forges.plans import (
-    LineComment,
-    PostedComment,
-    SummaryAction,
-    plan_line_comments,
-    plan_summary,
-    summary_body,
-)
+from bot.forges.plans import PostedComment, SummaryAction, plan_summary, summary_body
 from bot.forges.pulls import open_or_find
 from bot.forges.responses import side
 from bot.forges.retry import with_retries
@@ -105,7 +90,7 @@ class GiteaForge(CommentCommandsPending):
         self._check_name = check_name
         self._me: dict[str, Any] | None = None
         self._locks = KeyedLocks()
-        self._can_resolve: bool | None = None  # None: no resolve tried yet
+        self._lines = LineComments(self._http, check_name)
         # (repository, sha) -> (state, description) an earlier run of a resumed job posted.
         self._posted_before: dict[tuple[str, str], tuple[str, str]] = {}
 
@@ -196,48 +181,11 @@ class GiteaForge(CommentCommandsPending):
         findings: Sequence[LineFinding],
         limit: int,
     ) -> LineCommentSync:
-        wanted = len({f.fingerprint for f in findings})
-        # Counts survive a retried attempt, which re-lists and so sees its own earlier posts;
-        # a batch whose answer was lost is counted as posted once the listing shows it.
-        done = {"posted": 0, "resolved": 0}
-        unconfirmed: set[str] = set()
-
-        async def sync() -> LineCommentSync:
-            me = await self._whoami()
-            ours = await self._bot_review_comments(repo, number, me)
-            done["posted"] += len(unconfirmed & {fingerprint for fingerprint, _ in ours})
-            unconfirmed.clear()
-            existing = [
-                LineComment(
-                    i,
-                    fingerprint,
-                    resolved=isinstance(comment.get("resolver"), dict),
-                    reopenable=same_user(comment.get("resolver"), me),
-                )
-                for i, (fingerprint, comment) in enumerate(ours)
-            ]
-            plan = plan_line_comments(existing, findings, limit - done["posted"])
-            if plan.post:
-                unconfirmed.update(f.fingerprint for f in plan.post)
-                await self._post_review(repo, number, head_sha, plan.post)
-                unconfirmed.clear()
-                done["posted"] += len(plan.post)
-            marks = {int(c.id): False for c in plan.reopen} | {
-                int(c.id): True for c in plan.resolve
-            }
-            for i, resolve in sorted(marks.items()):  # in listing order
-                if await self._mark(repo, ours[i][1], resolve=resolve) and resolve:
-                    done["resolved"] += 1
-            over = len(plan.over_limit)
-            return LineCommentSync(
-                posted=done["posted"],
-                resolved=done["resolved"],
-                unchanged=wanted - done["posted"] - over,
-                over_limit=over,
-            )
-
+        attempt = self._lines.sync(
+            repo, number, head_sha=head_sha, findings=findings, limit=limit, me=self._whoami
+        )
         async with self._locks.hold((repo.full_name, int(number))):
-            return await self._retrying(sync)
+            return await self._retrying(attempt)
 
     async def permission(self, repo: RepoRef, user: str) -> Permission:
         path = repo_path(repo, f"/collaborators/{quote(user, safe='')}/permission")
@@ -311,54 +259,6 @@ class GiteaForge(CommentCommandsPending):
                 raise PermanentForgeError("Gitea GET /user: the response names no user")
             self._me = me
         return self._me
-
-    async def _bot_review_comments(
-        self, repo: RepoRef, number: int, me: dict[str, Any]
-    ) -> list[tuple[str, dict[str, Any]]]:
-        """(fingerprint, comment) for every review comment of ours that carries a marker."""
-        reviews = await self._http.pages(repo_path(repo, f"/pulls/{int(number)}/reviews"))
-        ours: list[tuple[str, dict[str, Any]]] = []
-        for review in reviews:
-            if not isinstance(review, dict) or not same_user(review.get("user"), me):
-                continue
-            if review.get("comments_count") == 0:
-                continue  # a review without line comments: no request for nothing
-            review_id = int(field(review, "id", "a review"))
-            path = repo_path(repo, f"/pulls/{int(number)}/reviews/{review_id}/comments")
-            listed = await self._http.get(path)
-            for comment in listed if isinstance(listed, list) else []:
-                if not isinstance(comment, dict) or not same_user(comment.get("user"), me):
-                    continue
-                fingerprint = marker_fingerprint(str(comment.get("body") or ""))
-                if fingerprint is not None:
-                    ours.append((fingerprint, comment))
-        return ours
-
-    async def _post_review(
-        self, repo: RepoRef, number: int, head_sha: str, batch: Sequence[LineFinding]
-    ) -> None:
-        data = review_payload(self._check_name, head_sha, batch)
-        path = repo_path(repo, f"/pulls/{int(number)}/reviews")
-        await self._http.send("POST", path, data)
-
-    async def _mark(self, repo: RepoRef, comment: dict[str, Any], *, resolve: bool = True) -> bool:
-        """Resolve (or unresolve) a review comment; False when this server cannot."""
-        if self._can_resolve is False:
-            return False
-        verb = "resolve" if resolve else "unresolve"
-        comment_id = int(field(comment, "id", "a review comment"))
-        path = repo_path(repo, f"/pulls/comments/{comment_id}/{verb}")
-        try:
-            await self._http.send("POST", path)
-        except ForgeStatusError as exc:
-            if exc.status in (404, 405) and self._can_resolve is None:
-                self._can_resolve = False
-                log.info("this Gitea/Forgejo has no API to resolve review comments (%s)", exc)
-            else:  # one comment we may not touch must not stop the others
-                log.warning("could not %s review comment %d: %s", verb, comment_id, exc)
-            return False
-        self._can_resolve = True
-        return True
 
     async def _find_pull(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         path = repo_path(repo, f"/pulls/{quote(base, safe='')}/{quote(head, safe='')}")

@@ -1,16 +1,22 @@
 """The Gitea (and Forgejo) adapter: commit statuses, the one summary comment, review line
-comments, permissions and pull requests over the REST API, with one access token.
+comments, comment commands, permissions and pull requests over the REST API, with one access
+token.
 
 The token needs the scopes ``write:repository`` (statuses, pulls, reviews), ``write:issue``
-(comments) and ``read:user`` (``GET /user``: the bot's own comments are told apart by author).
-Reading another user's permission needs a token whose user is an admin of the repository.
+(comments, reactions) and ``read:user`` (``GET /user``: the bot's own comments are told apart by
+author). Reading another user's permission needs a token whose user is an admin of the
+repository: Gitea answers 403 otherwise, which is an error, never a denial.
 
 Checks are commit statuses with the context ``ichor/acceptance``. Gitea's states: ``pending``
 while running; SUCCESS and NEUTRAL are ``success``, FAILURE and ACTION_REQUIRED ``failure``,
 ERROR ``error`` (the check could not be completed, which blocks a required check like a
-failure, yet reads differently).
+failure, yet reads differently). Line comments are :mod:`bot.forges.gitea_reviews`.
 
-Line comments are :mod:`bot.forges.gitea_reviews`.
+Comment commands: the bot's login is the token's (``GET /user``, asked once per adapter).
+Gitea marks no account as a bot in a comment, so the only comments taken for a bot's are the
+bot's own; a comment is edited when its ``updated_at`` differs from its ``created_at``. A
+reaction is ``POST .../issues/comments/{id}/reactions`` (comment ids are the instance's, the
+pull request is not in the path); Gitea answers 201, or 200 for a reaction already given.
 
 Every call runs under :func:`bot.forges.retry.with_retries`, and the unit retried is a whole
 operation (list, then write), so a retry after a lost response re-reads instead of writing
@@ -34,11 +40,13 @@ from bot.forges.base import (
     SUMMARY_MARKER,
     CheckHandle,
     CheckOutput,
+    ForgeComment,
     GitCredentials,
     LineCommentSync,
     LineFinding,
     Permission,
     PullRequestRef,
+    Reaction,
     RepoRef,
     headline,
 )
@@ -48,8 +56,10 @@ from bot.forges.gitea_http import (
     PERMISSIONS,
     STATES,
     GiteaHTTP,
+    comment_number,
     comment_url,
     field,
+    forge_comment,
     newest_status,
     pull_ref,
     repo_path,
@@ -58,7 +68,6 @@ from bot.forges.gitea_http import (
 )
 from bot.forges.gitea_reviews import LineComments
 from bot.forges.locks import KeyedLocks
-from bot.forges.pending import CommentCommandsPending
 from bot.forges.plans import PostedComment, SummaryAction, plan_summary, summary_body
 from bot.forges.pulls import open_or_find
 from bot.forges.responses import side
@@ -71,7 +80,7 @@ log = logging.getLogger("ichor.forge.gitea")
 __all__ = ["SUMMARY_MARKER", "GiteaForge"]
 
 
-class GiteaForge(CommentCommandsPending):
+class GiteaForge:
     """:class:`bot.forges.base.ForgeAdapter` for Gitea or Forgejo with an access token."""
 
     name = "gitea"
@@ -89,6 +98,7 @@ class GiteaForge(CommentCommandsPending):
         self._sleep = sleep
         self._check_name = check_name
         self._me: dict[str, Any] | None = None
+        self._me_lock = asyncio.Lock()
         self._locks = KeyedLocks()
         self._lines = LineComments(self._http, check_name)
         # (repository, sha) -> (state, description) an earlier run of a resumed job posted.
@@ -145,11 +155,7 @@ class GiteaForge(CommentCommandsPending):
 
         async def upsert() -> str | None:
             me = await self._whoami()
-            # Gitea lists an issue's comments in one answer: the endpoint has no paging.
-            listed = await self._http.get(comments)
-            if not isinstance(listed, list):
-                raise PermanentForgeError(f"Gitea GET {comments}: the response is not a list")
-            found = [c for c in listed if isinstance(c, dict)]
+            found = await self._issue_comments(repo, number)
             plan = plan_summary(
                 (
                     PostedComment(i, str(c.get("body") or ""), same_user(c.get("user"), me))
@@ -204,6 +210,49 @@ class GiteaForge(CommentCommandsPending):
             raise PermanentForgeError(f"Gitea GET {path}: the response is not an object")
         return PERMISSIONS.get(str(body.get("permission")), Permission.NONE)
 
+    async def bot_login(self, repo: RepoRef) -> str:
+        repo_path(repo, "")  # a repository of another forge is refused before any request
+        login = (await self._retrying(self._whoami)).get("login")
+        if not login:
+            raise PermanentForgeError("Gitea GET /user: the response names no login")
+        return str(login)
+
+    async def add_reaction(
+        self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction
+    ) -> None:
+        # Comment ids are the instance's: the pull request is not in the path. Gitea's reaction
+        # names are ours; 201 is a new one, 200 one given before (a job run again): both done.
+        path = repo_path(repo, f"/issues/comments/{comment_number(comment_id)}/reactions")
+        await self._retrying(lambda: self._http.send("POST", path, {"content": reaction}))
+
+    async def post_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
+        path = repo_path(repo, f"/issues/{int(number)}/comments")
+        tried = False
+
+        async def post() -> str | None:
+            nonlocal tried
+            if tried:
+                # The last attempt's answer may be lost after the comment landed. The comment
+                # this replies to is older than the reply, so only a reply that landed can be
+                # the newest comment: then it is not posted twice.
+                me, found = await self._whoami(), await self._issue_comments(repo, number)
+                newest = found[-1] if found else {}
+                if same_user(newest.get("user"), me) and newest.get("body") == body:
+                    return comment_url(newest)
+            tried = True
+            return comment_url((await self._http.send("POST", path, {"body": body})).body)
+
+        return await self._retrying(post)
+
+    async def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
+        where = repo_path(repo, f"/issues/{int(number)}/comments")
+
+        async def list_() -> list[ForgeComment]:
+            me = await self._whoami()
+            return [forge_comment(c, me, where) for c in await self._issue_comments(repo, number)]
+
+        return await self._retrying(list_)
+
     async def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         path = repo_path(repo, f"/pulls/{int(number)}")
         return pull_ref(await self._retrying(lambda: self._http.get(path)), path)
@@ -246,19 +295,33 @@ class GiteaForge(CommentCommandsPending):
         return newest_status(listed, self._check_name)
 
     async def _whoami(self) -> dict[str, Any]:
-        """The token's user (``GET /user``), asked once per adapter."""
-        if self._me is None:
-            try:
-                me = await self._http.get("/user")
-            except ForgeStatusError as exc:
-                if exc.status != 403:
-                    raise
-                # Comments are told apart by author: without this, every summary would be new.
-                raise PermanentForgeError(f"{exc} (the token needs the read:user scope)") from exc
-            if not isinstance(me, dict) or (me.get("id") is None and not me.get("login")):
-                raise PermanentForgeError("Gitea GET /user: the response names no user")
-            self._me = me
-        return self._me
+        """The token's user (``GET /user``), asked once per adapter: concurrent jobs wait for
+        the one answer."""
+        async with self._me_lock:
+            if self._me is None:
+                try:
+                    me = await self._http.get("/user")
+                except ForgeStatusError as exc:
+                    if exc.status != 403:
+                        raise
+                    # Comments are told apart by author: without it, every summary would be new.
+                    text = f"{exc} (the token needs the read:user scope)"
+                    raise PermanentForgeError(text) from exc
+                if not isinstance(me, dict) or (me.get("id") is None and not me.get("login")):
+                    raise PermanentForgeError("Gitea GET /user: the response names no user")
+                self._me = me
+            return self._me
+
+    async def _issue_comments(self, repo: RepoRef, number: int) -> list[dict[str, Any]]:
+        """Every comment on the pull request's issue, oldest first.
+
+        Gitea 1.27 and Forgejo 16 answer all of them at once, ignoring ``limit`` and ``page``,
+        with ``X-Total-Count`` (so one request ends the listing); paging costs nothing there
+        and holds wherever this listing is paged.
+        """
+        path = repo_path(repo, f"/issues/{int(number)}/comments")
+        found = [c for c in await self._http.pages(path) if isinstance(c, dict)]
+        return sorted(found, key=lambda c: int(field(c, "id", f"GET {path}")))
 
     async def _find_pull(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         path = repo_path(repo, f"/pulls/{quote(base, safe='')}/{quote(head, safe='')}")

@@ -1,23 +1,22 @@
 """The Gitea (and Forgejo) adapter: commit statuses, the one summary comment, review line
-comments, permissions and pull requests over the REST API, with one access token.
+comments, comment commands, permissions and pull requests over the REST API, with one access
+token.
 
 The token needs the scopes ``write:repository`` (statuses, pulls, reviews), ``write:issue``
-(comments) and ``read:user`` (``GET /user``: the bot's own comments are told apart by author).
-Reading another user's permission needs a token whose user is an admin of the repository.
+(comments, reactions) and ``read:user`` (``GET /user``: the bot's own comments are told apart by
+author). Reading another user's permission needs a token whose user is an admin of the
+repository: Gitea answers 403 otherwise, which is an error, never a denial.
 
 Checks are commit statuses with the context ``ichor/acceptance``. Gitea's states: ``pending``
 while running; SUCCESS and NEUTRAL are ``success``, FAILURE and ACTION_REQUIRED ``failure``,
 ERROR ``error`` (the check could not be completed, which blocks a required check like a
-failure, yet reads differently).
+failure, yet reads differently). Line comments are :mod:`bot.forges.gitea_reviews`.
 
-Line comments are posted as one ``COMMENT`` review per sync, each comment carrying its
-finding's fingerprint (:func:`bot.forges.base.finding_marker`). A bot comment whose finding is
-gone is resolved with ``POST /repos/{o}/{r}/pulls/comments/{id}/resolve``, which Gitea 1.27
-describes and Forgejo 16 does not; neither lets a token edit a review comment, and deleting is
-not ours to do. So the first resolve is a probe: a 404 or 405 there means this server has no
-such route, and this adapter leaves fixed comments alone from then on (Gitea and Forgejo still
-mark a comment outdated by themselves once a push changes its line). A comment the bot
-resolved whose finding comes back is unresolved; one a person resolved is left as it is.
+Comment commands: the bot's login is the token's (``GET /user``, asked once per adapter).
+Gitea marks no account as a bot in a comment, so the only comments taken for a bot's are the
+bot's own; a comment is edited when its ``updated_at`` differs from its ``created_at``. A
+reaction is ``POST .../issues/comments/{id}/reactions`` (comment ids are the instance's, the
+pull request is not in the path); Gitea answers 201, or 200 for a reaction already given.
 
 Every call runs under :func:`bot.forges.retry.with_retries`, and the unit retried is a whole
 operation (list, then write), so a retry after a lost response re-reads instead of writing
@@ -41,14 +40,15 @@ from bot.forges.base import (
     SUMMARY_MARKER,
     CheckHandle,
     CheckOutput,
+    ForgeComment,
     GitCredentials,
     LineCommentSync,
     LineFinding,
     Permission,
     PullRequestRef,
+    Reaction,
     RepoRef,
     headline,
-    marker_fingerprint,
 )
 from bot.forges.gitea_http import (
     NEEDS_ADMIN,
@@ -56,25 +56,19 @@ from bot.forges.gitea_http import (
     PERMISSIONS,
     STATES,
     GiteaHTTP,
+    comment_number,
     comment_url,
     field,
+    forge_comment,
     newest_status,
     pull_ref,
     repo_path,
-    review_payload,
     same_user,
     status_line,
 )
+from bot.forges.gitea_reviews import LineComments
 from bot.forges.locks import KeyedLocks
-from bot.forges.pending import CommentCommandsPending
-from bot.forges.plans import (
-    LineComment,
-    PostedComment,
-    SummaryAction,
-    plan_line_comments,
-    plan_summary,
-    summary_body,
-)
+from bot.forges.plans import PostedComment, SummaryAction, plan_summary, summary_body
 from bot.forges.pulls import open_or_find
 from bot.forges.responses import side
 from bot.forges.retry import with_retries
@@ -86,7 +80,7 @@ log = logging.getLogger("ichor.forge.gitea")
 __all__ = ["SUMMARY_MARKER", "GiteaForge"]
 
 
-class GiteaForge(CommentCommandsPending):
+class GiteaForge:
     """:class:`bot.forges.base.ForgeAdapter` for Gitea or Forgejo with an access token."""
 
     name = "gitea"
@@ -104,8 +98,9 @@ class GiteaForge(CommentCommandsPending):
         self._sleep = sleep
         self._check_name = check_name
         self._me: dict[str, Any] | None = None
+        self._me_lock = asyncio.Lock()
         self._locks = KeyedLocks()
-        self._can_resolve: bool | None = None  # None: no resolve tried yet
+        self._lines = LineComments(self._http, check_name)
         # (repository, sha) -> (state, description) an earlier run of a resumed job posted.
         self._posted_before: dict[tuple[str, str], tuple[str, str]] = {}
 
@@ -160,11 +155,7 @@ class GiteaForge(CommentCommandsPending):
 
         async def upsert() -> str | None:
             me = await self._whoami()
-            # Gitea lists an issue's comments in one answer: the endpoint has no paging.
-            listed = await self._http.get(comments)
-            if not isinstance(listed, list):
-                raise PermanentForgeError(f"Gitea GET {comments}: the response is not a list")
-            found = [c for c in listed if isinstance(c, dict)]
+            found = await self._issue_comments(repo, number)
             plan = plan_summary(
                 (
                     PostedComment(i, str(c.get("body") or ""), same_user(c.get("user"), me))
@@ -196,48 +187,11 @@ class GiteaForge(CommentCommandsPending):
         findings: Sequence[LineFinding],
         limit: int,
     ) -> LineCommentSync:
-        wanted = len({f.fingerprint for f in findings})
-        # Counts survive a retried attempt, which re-lists and so sees its own earlier posts;
-        # a batch whose answer was lost is counted as posted once the listing shows it.
-        done = {"posted": 0, "resolved": 0}
-        unconfirmed: set[str] = set()
-
-        async def sync() -> LineCommentSync:
-            me = await self._whoami()
-            ours = await self._bot_review_comments(repo, number, me)
-            done["posted"] += len(unconfirmed & {fingerprint for fingerprint, _ in ours})
-            unconfirmed.clear()
-            existing = [
-                LineComment(
-                    i,
-                    fingerprint,
-                    resolved=isinstance(comment.get("resolver"), dict),
-                    reopenable=same_user(comment.get("resolver"), me),
-                )
-                for i, (fingerprint, comment) in enumerate(ours)
-            ]
-            plan = plan_line_comments(existing, findings, limit - done["posted"])
-            if plan.post:
-                unconfirmed.update(f.fingerprint for f in plan.post)
-                await self._post_review(repo, number, head_sha, plan.post)
-                unconfirmed.clear()
-                done["posted"] += len(plan.post)
-            marks = {int(c.id): False for c in plan.reopen} | {
-                int(c.id): True for c in plan.resolve
-            }
-            for i, resolve in sorted(marks.items()):  # in listing order
-                if await self._mark(repo, ours[i][1], resolve=resolve) and resolve:
-                    done["resolved"] += 1
-            over = len(plan.over_limit)
-            return LineCommentSync(
-                posted=done["posted"],
-                resolved=done["resolved"],
-                unchanged=wanted - done["posted"] - over,
-                over_limit=over,
-            )
-
+        attempt = self._lines.sync(
+            repo, number, head_sha=head_sha, findings=findings, limit=limit, me=self._whoami
+        )
         async with self._locks.hold((repo.full_name, int(number))):
-            return await self._retrying(sync)
+            return await self._retrying(attempt)
 
     async def permission(self, repo: RepoRef, user: str) -> Permission:
         path = repo_path(repo, f"/collaborators/{quote(user, safe='')}/permission")
@@ -255,6 +209,49 @@ class GiteaForge(CommentCommandsPending):
         if not isinstance(body, dict):
             raise PermanentForgeError(f"Gitea GET {path}: the response is not an object")
         return PERMISSIONS.get(str(body.get("permission")), Permission.NONE)
+
+    async def bot_login(self, repo: RepoRef) -> str:
+        repo_path(repo, "")  # a repository of another forge is refused before any request
+        login = (await self._retrying(self._whoami)).get("login")
+        if not login:
+            raise PermanentForgeError("Gitea GET /user: the response names no login")
+        return str(login)
+
+    async def add_reaction(
+        self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction
+    ) -> None:
+        # Comment ids are the instance's: the pull request is not in the path. Gitea's reaction
+        # names are ours; 201 is a new one, 200 one given before (a job run again): both done.
+        path = repo_path(repo, f"/issues/comments/{comment_number(comment_id)}/reactions")
+        await self._retrying(lambda: self._http.send("POST", path, {"content": reaction}))
+
+    async def post_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
+        path = repo_path(repo, f"/issues/{int(number)}/comments")
+        tried = False
+
+        async def post() -> str | None:
+            nonlocal tried
+            if tried:
+                # The last attempt's answer may be lost after the comment landed. The comment
+                # this replies to is older than the reply, so only a reply that landed can be
+                # the newest comment: then it is not posted twice.
+                me, found = await self._whoami(), await self._issue_comments(repo, number)
+                newest = found[-1] if found else {}
+                if same_user(newest.get("user"), me) and newest.get("body") == body:
+                    return comment_url(newest)
+            tried = True
+            return comment_url((await self._http.send("POST", path, {"body": body})).body)
+
+        return await self._retrying(post)
+
+    async def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
+        where = repo_path(repo, f"/issues/{int(number)}/comments")
+
+        async def list_() -> list[ForgeComment]:
+            me = await self._whoami()
+            return [forge_comment(c, me, where) for c in await self._issue_comments(repo, number)]
+
+        return await self._retrying(list_)
 
     async def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         path = repo_path(repo, f"/pulls/{int(number)}")
@@ -298,67 +295,33 @@ class GiteaForge(CommentCommandsPending):
         return newest_status(listed, self._check_name)
 
     async def _whoami(self) -> dict[str, Any]:
-        """The token's user (``GET /user``), asked once per adapter."""
-        if self._me is None:
-            try:
-                me = await self._http.get("/user")
-            except ForgeStatusError as exc:
-                if exc.status != 403:
-                    raise
-                # Comments are told apart by author: without this, every summary would be new.
-                raise PermanentForgeError(f"{exc} (the token needs the read:user scope)") from exc
-            if not isinstance(me, dict) or (me.get("id") is None and not me.get("login")):
-                raise PermanentForgeError("Gitea GET /user: the response names no user")
-            self._me = me
-        return self._me
+        """The token's user (``GET /user``), asked once per adapter: concurrent jobs wait for
+        the one answer."""
+        async with self._me_lock:
+            if self._me is None:
+                try:
+                    me = await self._http.get("/user")
+                except ForgeStatusError as exc:
+                    if exc.status != 403:
+                        raise
+                    # Comments are told apart by author: without it, every summary would be new.
+                    text = f"{exc} (the token needs the read:user scope)"
+                    raise PermanentForgeError(text) from exc
+                if not isinstance(me, dict) or (me.get("id") is None and not me.get("login")):
+                    raise PermanentForgeError("Gitea GET /user: the response names no user")
+                self._me = me
+            return self._me
 
-    async def _bot_review_comments(
-        self, repo: RepoRef, number: int, me: dict[str, Any]
-    ) -> list[tuple[str, dict[str, Any]]]:
-        """(fingerprint, comment) for every review comment of ours that carries a marker."""
-        reviews = await self._http.pages(repo_path(repo, f"/pulls/{int(number)}/reviews"))
-        ours: list[tuple[str, dict[str, Any]]] = []
-        for review in reviews:
-            if not isinstance(review, dict) or not same_user(review.get("user"), me):
-                continue
-            if review.get("comments_count") == 0:
-                continue  # a review without line comments: no request for nothing
-            review_id = int(field(review, "id", "a review"))
-            path = repo_path(repo, f"/pulls/{int(number)}/reviews/{review_id}/comments")
-            listed = await self._http.get(path)
-            for comment in listed if isinstance(listed, list) else []:
-                if not isinstance(comment, dict) or not same_user(comment.get("user"), me):
-                    continue
-                fingerprint = marker_fingerprint(str(comment.get("body") or ""))
-                if fingerprint is not None:
-                    ours.append((fingerprint, comment))
-        return ours
+    async def _issue_comments(self, repo: RepoRef, number: int) -> list[dict[str, Any]]:
+        """Every comment on the pull request's issue, oldest first.
 
-    async def _post_review(
-        self, repo: RepoRef, number: int, head_sha: str, batch: Sequence[LineFinding]
-    ) -> None:
-        data = review_payload(self._check_name, head_sha, batch)
-        path = repo_path(repo, f"/pulls/{int(number)}/reviews")
-        await self._http.send("POST", path, data)
-
-    async def _mark(self, repo: RepoRef, comment: dict[str, Any], *, resolve: bool = True) -> bool:
-        """Resolve (or unresolve) a review comment; False when this server cannot."""
-        if self._can_resolve is False:
-            return False
-        verb = "resolve" if resolve else "unresolve"
-        comment_id = int(field(comment, "id", "a review comment"))
-        path = repo_path(repo, f"/pulls/comments/{comment_id}/{verb}")
-        try:
-            await self._http.send("POST", path)
-        except ForgeStatusError as exc:
-            if exc.status in (404, 405) and self._can_resolve is None:
-                self._can_resolve = False
-                log.info("this Gitea/Forgejo has no API to resolve review comments (%s)", exc)
-            else:  # one comment we may not touch must not stop the others
-                log.warning("could not %s review comment %d: %s", verb, comment_id, exc)
-            return False
-        self._can_resolve = True
-        return True
+        Gitea 1.27 and Forgejo 16 answer all of them at once, ignoring ``limit`` and ``page``,
+        with ``X-Total-Count`` (so one request ends the listing); paging costs nothing there
+        and holds wherever this listing is paged.
+        """
+        path = repo_path(repo, f"/issues/{int(number)}/comments")
+        found = [c for c in await self._http.pages(path) if isinstance(c, dict)]
+        return sorted(found, key=lambda c: int(field(c, "id", f"GET {path}")))
 
     async def _find_pull(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         path = repo_path(repo, f"/pulls/{quote(base, safe='')}/{quote(head, safe='')}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -23,6 +23,7 @@ from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
 from bot.forges import responses
 from bot.forges.base import (
     Conclusion,
+    ForgeComment,
     LineFinding,
     Permission,
     PullRequestRef,
@@ -201,8 +202,9 @@ PERMISSIONS = {
     "none": Permission.NONE,
 }
 NEEDS_ADMIN = (
-    "the Gitea token's user needs admin rights on {repo} to read another user's permission "
-    "(make it a repository admin, or use an admin's token in ICHOR_GITEA_TOKEN)"
+    "Gitea answers this endpoint only for a token with admin rights on the repository: the "
+    "token's user needs admin rights on {repo} to read another user's permission (give the bot "
+    "account admin access to the repository, or use an admin's token in ICHOR_GITEA_TOKEN)"
 )
 
 
@@ -220,7 +222,32 @@ def field(body: Any, key: str, where: str) -> Any:
 
 
 def pull_ref(item: Any, path: str) -> PullRequestRef:
-    return responses.pull_ref(item, f"Gitea GET {path}")
+    ref = responses.pull_ref(item, f"Gitea GET {path}")
+    return replace(ref, author=responses.pull_author(item), state=responses.pull_state(item))
+
+
+def comment_number(comment_id: str) -> int:
+    """An issue comment's id as Gitea's paths take it (a delivery's id, as a string)."""
+    try:
+        return int(comment_id)
+    except ValueError:
+        raise PermanentForgeError(f"{comment_id!r} is not a Gitea comment id") from None
+
+
+def forge_comment(item: dict[str, Any], me: dict[str, Any], where: str) -> ForgeComment:
+    """A listed issue comment. Gitea marks no account as a bot in a comment, so only the bot's
+    own (the token's user, ``me``) count as a bot's. Timestamps have whole seconds: a comment
+    without both is taken as edited, since nothing says it was not."""
+    user = item.get("user")
+    created, updated = item.get("created_at"), item.get("updated_at")
+    return ForgeComment(
+        id=str(field(item, "id", f"GET {where}")),
+        author=str(user.get("login") or "") if isinstance(user, dict) else "",
+        body=str(item.get("body") or ""),
+        author_is_bot=same_user(user, me),
+        edited=not created or not updated or updated != created,
+        url=comment_url(item),
+    )
 
 
 def newest_status(listed: Any, context: str) -> tuple[str, str] | None:

@@ -32,3 +32,21 @@ def pull_ref(item: Any, where: str) -> PullRequestRef:
         base_sha=base.get("sha") or None,
         base_ref=base.get("ref") or None,
     )
+
+
+def pull_author(item: Any) -> str | None:
+    """The login of who opened a pull request (``user.login`` on GitHub and Gitea)."""
+    user = item.get("user") if isinstance(item, dict) else None
+    login = user.get("login") if isinstance(user, dict) else None
+    return str(login) if login else None
+
+
+def pull_state(item: Any) -> str | None:
+    """ "open", "closed" or "merged": GitHub and Gitea say ``closed`` of a merged pull request
+    too, and tell it by ``merged`` (a pull's own page) or ``merged_at`` (a listing's item)."""
+    if not isinstance(item, dict):
+        return None
+    if item.get("merged") is True or item.get("merged_at"):
+        return "merged"
+    state = item.get("state")
+    return str(state) if state else None

@@ -4,6 +4,7 @@ seeded by a test, listed, created, edited and reacted to over the API."""
 from __future__ import annotations
 
 import copy
+from datetime import UTC, datetime
 from typing import Any
 
 from tests.fakeforge.github.core import GitHubCore
@@ -22,6 +23,16 @@ class CommentsMixin(GitHubCore):
             if not self._issue_exists(full_name, issue_number):
                 raise KeyError(f"{full_name}#{issue_number} is neither a pull nor an issue")
             return self._render_comment(self._store_comment(full_name, issue_number, body, user))
+
+    def edit_comment(self, comment_id: int, body: str | None = None) -> dict[str, Any]:
+        """Edit a comment as its author would on GitHub (``body`` unchanged when None): its
+        ``updated_at`` moves past its ``created_at``."""
+        with self._lock:
+            comment = self._comments[comment_id]
+            if body is not None:
+                comment["body"] = body
+            self._stamp_edit(comment)
+            return self._render_comment(comment)
 
     def comments(self, full_name: str, issue_number: int | None = None) -> list[dict[str, Any]]:
         with self._lock:
@@ -49,6 +60,13 @@ class CommentsMixin(GitHubCore):
         }
         self._comments[cid] = comment
         return comment
+
+    @staticmethod
+    def _stamp_edit(comment: dict[str, Any]) -> None:
+        # GitHub's stamps have whole seconds; an edit within the second of the comment's
+        # creation still shows as one, as on GitHub, where an edit comes later than that.
+        created = datetime.strptime(comment["created_at"], "%Y-%m-%dT%H:%M:%SZ")
+        comment["updated_at"] = iso(max(time_now(), created.replace(tzinfo=UTC).timestamp() + 1))
 
     def _render_comment(self, c: dict[str, Any]) -> dict[str, Any]:
         full, number, cid = c["repo"], c["issue_number"], c["id"]
@@ -107,7 +125,7 @@ class CommentsMixin(GitHubCore):
         if comment is None or comment["repo"] != ctx.repo.full_name:
             return not_found()
         comment["body"] = ctx.body["body"]
-        comment["updated_at"] = iso(time_now())
+        self._stamp_edit(comment)
         return Response(200, self._render_comment(comment))
 
     def _op_reactions_create_for_issue_comment(self, ctx: Ctx) -> Response:

@@ -91,6 +91,7 @@ class GitHubCore(DescribedForge[Call]):
         self._check_runs: dict[int, dict[str, Any]] = {}
         self._suites: dict[tuple[str, str], int] = {}
         self._rate_used = 0
+        self._bots: set[str] = set()  # logins typed "Bot" besides the "[bot]" ones
         # The manifest flow: codes GitHub's creation page handed out, and the Apps made.
         self._manifest_codes: dict[str, dict[str, Any]] = {}
         self._registrations: list[dict[str, Any]] = []
@@ -208,13 +209,14 @@ class GitHubCore(DescribedForge[Call]):
     def _user(self, login: str) -> dict[str, Any]:
         is_bot = login.endswith("[bot]")
         base = f"{self.url}/users/{quote(login)}"
+        kind = "Bot" if is_bot or login in self._bots else "User"
         return overlay_object(
             self._skeleton("simple-user"),
             {
                 "login": login,
                 "id": self._stable_id("user:" + login),
                 "node_id": "U_" + b64(login),
-                "type": "Bot" if is_bot else "User",
+                "type": kind,
                 "url": base,
                 "html_url": f"{self.web_url}/{quote(login)}"
                 if not is_bot

@@ -1,9 +1,11 @@
 """Faults the fake GitHub can inject the way GitHub answers them: rate limits (primary and
-secondary), and the bodies of injected statuses."""
+secondary), a failing permission lookup, and the bodies of injected statuses."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
+from urllib.parse import quote
 
 from tests.fakeforge.base import Fault
 from tests.fakeforge.github.core import GitHubCore
@@ -42,6 +44,16 @@ class FaultsMixin(GitHubCore):
             body=error("API rate limit exceeded for installation."),
             times=times,
         )
+
+    def inject_permission_failure(
+        self, status: int, *, user: str | None = None, body: Any = None, times: int | None = 1
+    ) -> Fault:
+        """``status`` (a 5xx, or 403) for the next ``times`` collaborator-permission lookups
+        (of ``user`` only, when given); ``times=None``: every one. ``body`` defaults to
+        GitHub's message for the status."""
+        who = re.escape(quote(user, safe="")) if user is not None else "[^/]+"
+        path = rf"/repos/[^/]+/[^/]+/collaborators/{who}/permission"
+        return self.inject("GET", path, status=status, body=body, times=times)
 
     def _fault_body(self, status: int, headers: dict[str, str]) -> Any:
         return error(

@@ -61,11 +61,13 @@ class PullsMixin(GitHubCore):
                 "created_at": now,
                 "updated_at": now,
                 "closed_at": None if state == "open" else now,
+                "merged_at": None,
             }
             return self._render_pull(full_name, number)
 
     def update_pull(self, full_name: str, number: int, **changes: Any) -> dict[str, Any]:
-        """Change a registered PR (``head_sha=...``, ``state="closed"``, ``base_ref=...``)."""
+        """Change a registered PR (``head_sha=...``, ``state="closed"``, ``base_ref=...``;
+        merged: ``state="closed", merged_at=iso(...)``)."""
         with self._lock:
             pr = self._pulls[full_name][number]
             unknown = set(changes) - set(pr)
@@ -130,6 +132,7 @@ class PullsMixin(GitHubCore):
             "created_at": pr["created_at"],
             "updated_at": pr["updated_at"],
             "closed_at": pr["closed_at"],
+            "merged_at": pr["merged_at"],
             "head": side(pr["head_ref"], pr["head_sha"], pr["head_repo"]),
             "base": side(pr["base_ref"], pr["base_sha"], full_name),
             "draft": pr["draft"],
@@ -140,7 +143,7 @@ class PullsMixin(GitHubCore):
         if component == "pull-request":
             values.update(
                 {
-                    "merged": False,
+                    "merged": pr["merged_at"] is not None,
                     "mergeable": None,
                     "mergeable_state": "unknown",
                     "maintainer_can_modify": False,
@@ -261,6 +264,7 @@ class PullsMixin(GitHubCore):
             "created_at": now,
             "updated_at": now,
             "closed_at": None,
+            "merged_at": None,
         }
         return Response(
             201,

@@ -68,6 +68,11 @@ class ReposMixin(GitHubCore):
         with self._lock:
             self._repo(full_name).roles[username] = role
 
+    def mark_bot(self, login: str) -> None:
+        """GitHub types ``login`` a ``Bot`` from now on (a ``…[bot]`` login always is one)."""
+        with self._lock:
+            self._bots.add(login)
+
     def set_branch(self, full_name: str, branch: str, sha: str) -> None:
         """A branch head for PR creation when there is no bare repository to read it from."""
         with self._lock:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -222,8 +222,7 @@ def field(body: Any, key: str, where: str) -> Any:
 
 
 def pull_ref(item: Any, path: str) -> PullRequestRef:
-    ref = responses.pull_ref(item, f"Gitea GET {path}")
-    return replace(ref, author=responses.pull_author(item), state=responses.pull_state(item))
+    return responses.pull_request(item, f"Gitea GET {path}")
 
 
 def comment_number(comment_id: str) -> int:
@@ -236,18 +235,8 @@ def comment_number(comment_id: str) -> int:
 
 def forge_comment(item: dict[str, Any], me: dict[str, Any], where: str) -> ForgeComment:
     """A listed issue comment. Gitea marks no account as a bot in a comment, so only the bot's
-    own (the token's user, ``me``) count as a bot's. Timestamps have whole seconds: a comment
-    without both is taken as edited, since nothing says it was not."""
-    user = item.get("user")
-    created, updated = item.get("created_at"), item.get("updated_at")
-    return ForgeComment(
-        id=str(field(item, "id", f"GET {where}")),
-        author=str(user.get("login") or "") if isinstance(user, dict) else "",
-        body=str(item.get("body") or ""),
-        author_is_bot=same_user(user, me),
-        edited=not created or not updated or updated != created,
-        url=comment_url(item),
-    )
+    own (the token's user, ``me``) count as a bot's."""
+    return responses.comment(item, f"GET {where}", author_is_bot=same_user(item.get("user"), me))
 
 
 def newest_status(listed: Any, context: str) -> tuple[str, str] | None:

@@ -1,13 +1,14 @@
-"""The GitHub adapter: check runs, the summary comment, line comments, permissions and PRs.
+"""The GitHub adapter: check runs, comments and reactions, line comments, permissions and PRs.
 
-gidgethub builds requests and reads responses; httpx carries them. Every failure leaves this
-module as a :class:`bot.errors.ForgeError` whose text names the method, path and status and
-never a credential. Every call runs under :func:`bot.forges.retry.with_retries`, and the unit
-retried is a whole operation (find-then-write included), so a retry after a lost response
-re-reads state instead of writing twice.
+Requests go through :class:`bot.forges.github_http.GitHubHTTP`: every failure leaves it as a
+:class:`bot.errors.ForgeError` whose text names the method, path and status and never a
+credential. Every call runs under :func:`bot.forges.retry.with_retries`, and the unit retried
+is a whole operation (find-then-write included), so a retry after a lost response re-reads
+state instead of writing twice.
 
-Request and response shaping lives in :mod:`bot.forges.github_payloads`, line comments (one
-review per push) in :mod:`bot.forges.github_reviews`.
+Request and response shaping lives in :mod:`bot.forges.github_payloads`, the conversation
+(summary, replies, the listing, reactions) in :mod:`bot.forges.github_comments`, line comments
+(one review per push) in :mod:`bot.forges.github_reviews`.
 
 Conclusion mapping: GitHub has no "error" conclusion. ``Conclusion.ERROR`` (the check could not
 be completed) is sent as ``failure`` with a title saying so: a required check that could not
@@ -19,56 +20,50 @@ from __future__ import annotations
 import asyncio
 import base64
 import datetime
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import quote, urlencode
 
-import gidgethub
-import gidgethub.httpx
 import httpx
 
 from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
-from bot.forges import github_reviews
+from bot.forges import github_comments, github_reviews
 from bot.forges.base import (
     CHECK_NAME,
     SUMMARY_MARKER,
     CheckHandle,
     CheckOutput,
+    ForgeComment,
     GitCredentials,
     LineCommentSync,
     LineFinding,
     Permission,
     PullRequestRef,
+    Reaction,
     RepoRef,
     headline,
 )
 from bot.forges.github_auth import InstallationTokens, load_private_key
+from bot.forges.github_http import GitHubHTTP
 from bot.forges.github_payloads import (
     ANNOTATIONS_PER_REQUEST,
     CONCLUSIONS,
     ROLES,
     annotation,
-    by_a_person,
+    check_actions,
     clip,
     clip_title,
     field,
     host_of,
-    html_url,
-    http_error,
     installation_of,
     pull_ref,
     repo_path,
     started_run,
 )
-from bot.forges.http_errors import phrase
 from bot.forges.locks import KeyedLocks
-from bot.forges.pending import CommentCommandsPending
-from bot.forges.plans import PostedComment, SummaryAction, plan_summary, summary_body
 from bot.forges.pulls import open_or_find
-from bot.forges.redaction import redact, secrets_list, token_forms
 from bot.forges.retry import with_retries
 from bot.settings import Settings
 
@@ -80,22 +75,7 @@ log = logging.getLogger("ichor.forge.github")
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 
 
-class _OddStatus(Exception):
-    """A status http.HTTPStatus does not know (args: status, headers)."""
-
-
-class _GitHubAPI(gidgethub.httpx.GitHubAPI):
-    async def _request(
-        self, method: str, url: str, headers: Mapping[str, str], body: bytes = b""
-    ) -> tuple[int, Mapping[str, str], bytes]:
-        status, response_headers, content = await super()._request(method, url, headers, body)
-        # gidgethub builds http.HTTPStatus(status), a ValueError for a proxy's 520 or 599.
-        if not phrase(status):
-            raise _OddStatus(status, response_headers)
-        return status, response_headers, content
-
-
-class GitHubForge(CommentCommandsPending):
+class GitHubForge:
     """:class:`bot.forges.base.ForgeAdapter` for a GitHub App on github.com or GitHub Enterprise."""
 
     name = "github"
@@ -117,7 +97,7 @@ class GitHubForge(CommentCommandsPending):
         self._web_host = host_of(web_url, "the GitHub web URL")
         self._owns_client = client is None
         self._client = client if client is not None else httpx.AsyncClient(timeout=TIMEOUT)
-        self._gh = _GitHubAPI(self._client, requester, base_url=api_url)
+        self._http = GitHubHTTP(self._client, api_url=api_url, requester=requester, clock=clock)
         self._clock = clock
         self._sleep = sleep
         self._check_name = check_name
@@ -125,6 +105,7 @@ class GitHubForge(CommentCommandsPending):
             app_id=app_id, private_key_pem=private_key_pem, request=self._token, clock=clock
         )
         self._locks = KeyedLocks()
+        self._bot_login: str | None = None  # one app, one login: asked for once
 
     @classmethod
     def from_settings(cls, settings: Settings) -> GitHubForge:
@@ -199,6 +180,8 @@ class GitHubForge(CommentCommandsPending):
         }
         if output.details_url:
             first["details_url"] = output.details_url
+        if output.actions:
+            first["actions"] = check_actions(output.actions)
         # The verdict goes first: it is what branch protection reads. The annotations after it
         # repeat what ``text`` already lists in full, so losing some is logged, not raised;
         # raising would invite the caller to replace a correct verdict with an error.
@@ -214,32 +197,40 @@ class GitHubForge(CommentCommandsPending):
                 return
 
     async def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
-        body = clip(summary_body(body))
-        comments = repo_path(repo, f"/issues/{int(number)}/comments")
-
-        async def upsert(token: str) -> str | None:
-            listed = await self._send("GET", f"{comments}?per_page=100", token, pages=True)
-            by_id = {i: c for i, c in enumerate(listed) if isinstance(c, dict)}
-            plan = plan_summary(
-                (
-                    PostedComment(i, str(c.get("body") or ""), not by_a_person(c))
-                    for i, c in by_id.items()
-                ),
-                body,
-            )
-            if plan.existing is None:
-                return html_url(await self._send("POST", comments, token, {"body": body}))
-            mine = by_id[int(plan.existing.id)]
-            if plan.action is SummaryAction.KEEP:
-                return html_url(mine)
-            comment_id = int(field(mine, "id", f"GET {comments}"))
-            edit = repo_path(repo, f"/issues/comments/{comment_id}")
-            edited = await self._send("PATCH", edit, token, {"body": body})
-            return html_url(edited) or html_url(mine)
-
+        base = repo_path(repo, "")
         # Two jobs of this process for one PR must not both find nothing and both post.
         async with self._locks.hold((repo.full_name, number, "summary")):
-            return await self._call(repo, upsert)
+            return await self._with_send(
+                repo,
+                lambda send: github_comments.upsert_summary(send, base, number, body),
+            )
+
+    async def post_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
+        base = repo_path(repo, "")
+        # Retried like any call: after a lost answer a reply may rarely show twice, which
+        # reads better than a command that seems ignored (a marker read twice is one approval).
+        return await self._with_send(
+            repo, lambda send: github_comments.post(send, base, number, body)
+        )
+
+    async def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
+        base = repo_path(repo, "")
+        return await self._with_send(repo, lambda send: github_comments.listing(send, base, number))
+
+    async def add_reaction(
+        self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction
+    ) -> None:
+        base = repo_path(repo, "")  # GitHub names an issue comment by its id alone
+        await self._with_send(
+            repo, lambda send: github_comments.react(send, base, comment_id, reaction)
+        )
+
+    async def bot_login(self, repo: RepoRef) -> str:
+        async with self._locks.hold("bot_login"):  # concurrent jobs share the one request
+            if self._bot_login is None:
+                app = await self._retrying(lambda: self._as_app("GET", "/app"))
+                self._bot_login = github_comments.app_login(app)
+        return self._bot_login
 
     async def sync_line_comments(
         self,
@@ -253,10 +244,7 @@ class GitHubForge(CommentCommandsPending):
     ) -> LineCommentSync:
         base = repo_path(repo, "")
 
-        async def sync(token: str) -> LineCommentSync:
-            async def send(method: str, path: str, data: Any = None, *, pages: bool = False) -> Any:
-                return await self._send(method, path, token, data, pages=pages)
-
+        async def sync(send: github_reviews.Send) -> LineCommentSync:
             return await github_reviews.sync(
                 send,
                 base,
@@ -269,7 +257,7 @@ class GitHubForge(CommentCommandsPending):
 
         # The whole sync is the unit retried: a retry lists again and never posts twice.
         async with self._locks.hold((repo.full_name, number, "lines")):
-            return await self._call(repo, sync)
+            return await self._with_send(repo, sync)
 
     async def permission(self, repo: RepoRef, user: str) -> Permission:
         path = repo_path(repo, f"/collaborators/{quote(user, safe='')}/permission")
@@ -346,8 +334,15 @@ class GitHubForge(CommentCommandsPending):
         return await with_retries(call, sleep=self._sleep, on_retry=_log_retry)
 
     async def _token(self, path: str, app_jwt: str) -> Any:
+        return await self._as_app("POST", path, {}, app_jwt=app_jwt)
+
+    async def _as_app(
+        self, method: str, path: str, data: Any = None, *, app_jwt: str | None = None
+    ) -> Any:
+        """A request the app makes as itself, with its JWT (a fresh one unless given)."""
+        bearer = app_jwt or self._tokens.signed_jwt()
         try:
-            return await self._send("POST", path, app_jwt, {})
+            return await self._send(method, path, bearer, data)
         except ForgeStatusError as exc:
             if exc.status != 401:
                 raise
@@ -356,34 +351,23 @@ class GitHubForge(CommentCommandsPending):
                 "ICHOR_GITHUB_PRIVATE_KEY and this machine's clock)"
             ) from exc
 
+    async def _with_send(
+        self, repo: RepoRef, operation: Callable[[github_reviews.Send], Awaitable[T]]
+    ) -> T:
+        """:meth:`_call` for the modules that shape requests: they get ``send`` with the token."""
+
+        async def with_token(token: str) -> T:
+            async def send(method: str, path: str, data: Any = None, *, pages: bool = False) -> Any:
+                return await self._send(method, path, token, data, pages=pages)
+
+            return await operation(send)
+
+        return await self._call(repo, with_token)
+
     async def _send(
         self, method: str, path: str, bearer: str, data: Any = None, *, pages: bool = False
     ) -> Any:
-        """One request (every page of a listing, with ``pages``); failures become ForgeErrors."""
-        headers = {"authorization": f"Bearer {bearer}"}
-        secrets = secrets_list(token_forms(bearer))
-        try:
-            if pages:
-                return [item async for item in self._gh.getiter(path, None, extra_headers=headers)]
-            if method == "GET":
-                return await self._gh.getitem(path, None, extra_headers=headers)
-            write = self._gh.post if method == "POST" else self._gh.patch
-            return await write(path, None, data=data, extra_headers=headers)
-        except gidgethub.HTTPException as exc:
-            message = str(exc)
-            status, reply = int(exc.status_code), exc.headers
-            cause: Exception = exc
-        except _OddStatus as exc:
-            (status, reply), message, cause = exc.args, "", exc
-        except httpx.TransportError as exc:  # timeouts included
-            text = f"GitHub {method} {path}: {type(exc).__name__} {exc}".strip()
-            raise redact(TransientForgeError(text), secrets) from exc
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise TransientForgeError(f"GitHub {method} {path}: unreadable response") from exc
-        where = f"GitHub {method} {path}"
-        # The secrets go in so they are cut before the message is shortened.
-        error = http_error(where, status, reply, message, now=self._clock(), secrets=secrets)
-        raise redact(error, secrets) from cause
+        return await self._http.send(method, path, bearer, data, pages=pages)
 
     def _timestamp(self) -> str:
         moment = datetime.datetime.fromtimestamp(self._clock(), datetime.UTC)

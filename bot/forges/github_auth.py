@@ -158,10 +158,13 @@ class InstallationTokens:
                 return token
             return await self._fetch(installation_id)
 
+    def signed_jwt(self) -> str:
+        """A fresh JWT of the app, for what it asks as itself (a token, ``GET /app``)."""
+        return app_jwt(self._app_id, self._key, now=self._clock())
+
     async def _fetch(self, installation_id: int) -> str:
         path = f"/app/installations/{int(installation_id)}/access_tokens"
-        bearer = app_jwt(self._app_id, self._key, now=self._clock())
-        body = await self._request(path, bearer)
+        body = await self._request(path, self.signed_jwt())
         token = body.get("token") if isinstance(body, dict) else None
         if not isinstance(token, str) or not token:
             raise PermanentForgeError(f"GitHub POST {path}: the response holds no token")

@@ -6,13 +6,20 @@ Pure functions, no I/O: :mod:`bot.forges.github` and :mod:`bot.forges.github_rev
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 from bot.errors import ForgeError, PermanentForgeError
 from bot.forges import clipping, responses
-from bot.forges.base import Annotation, Conclusion, Permission, PullRequestRef, RepoRef
+from bot.forges.base import (
+    Annotation,
+    CheckAction,
+    Conclusion,
+    Permission,
+    PullRequestRef,
+    RepoRef,
+)
 from bot.forges.http_errors import detail
 from bot.forges.http_errors import http_error as common_http_error
 from bot.forges.retry import server_wait
@@ -25,6 +32,9 @@ TITLE_LIMIT = 255  # characters: output title, annotation title
 TEXT_LIMIT = 65535
 TRUNCATED = "\n\n… (truncated to GitHub's size limit; the full result is in the job's report)"
 SECONDARY_LIMIT_WAIT = 60.0  # GitHub: without a Retry-After, wait at least a minute
+# A check run's buttons: at most three, label 20, description 40, identifier 20 characters.
+ACTIONS_PER_RUN = 3
+ACTION_LABEL_LIMIT, ACTION_DESCRIPTION_LIMIT, ACTION_IDENTIFIER_LIMIT = 20, 40, 20
 
 # GitHub's names, except ERROR: see bot.forges.github's docstring.
 CONCLUSIONS = {c: c.value for c in Conclusion} | {Conclusion.ERROR: "failure"}
@@ -66,7 +76,7 @@ def html_url(item: Any) -> str | None:
 
 
 def pull_ref(item: Any, path: str) -> PullRequestRef:
-    return responses.pull_ref(item, f"GitHub {path}")
+    return responses.pull_request(item, f"GitHub {path}")
 
 
 def by_a_person(comment: Mapping[str, Any]) -> bool:
@@ -102,6 +112,20 @@ def annotation(a: Annotation) -> dict[str, Any]:
     if a.title:
         note["title"] = clip_title(a.title)
     return note
+
+
+def check_actions(actions: Sequence[CheckAction]) -> list[dict[str, str]]:
+    """A check run's ``actions``, within GitHub's limits (it refuses the whole update over one
+    long label). The identifier is cut without an ellipsis: it is a key that comes back in
+    ``requested_action``, not text anyone reads."""
+    return [
+        {
+            "label": clipping.clip(a.label, ACTION_LABEL_LIMIT),
+            "description": clipping.clip(a.description, ACTION_DESCRIPTION_LIMIT),
+            "identifier": a.identifier[:ACTION_IDENTIFIER_LIMIT],
+        }
+        for a in actions[:ACTIONS_PER_RUN]
+    ]
 
 
 def started_run(listing: Any, external_id: str, where: str) -> str | None:

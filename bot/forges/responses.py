@@ -1,12 +1,14 @@
-"""Reading forge answers: GitHub and Gitea shape a pull request alike in the fields the bot
-reads, so one reader serves both. A missing field is a PermanentForgeError naming the call."""
+"""Reading forge answers: GitHub and Gitea shape a pull request and an issue comment alike in
+the fields the bot reads, so one reader of each serves both. A missing field is a
+PermanentForgeError naming the call."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from bot.errors import PermanentForgeError
-from bot.forges.base import PullRequestRef
+from bot.forges.base import ForgeComment, PullRequestRef
 
 
 def field(body: Any, key: str, where: str) -> Any:
@@ -20,6 +22,11 @@ def side(item: Any, key: str) -> dict[str, Any]:
     """A pull request's ``head`` or ``base`` object (empty when absent)."""
     value = item.get(key) if isinstance(item, dict) else None
     return value if isinstance(value, dict) else {}
+
+
+def user_of(item: Any) -> dict[str, Any]:
+    """Who wrote a comment or opened a pull request (empty when absent: a deleted account)."""
+    return side(item, "user")
 
 
 def pull_ref(item: Any, where: str) -> PullRequestRef:
@@ -50,3 +57,30 @@ def pull_state(item: Any) -> str | None:
         return "merged"
     state = item.get("state")
     return str(state) if state else None
+
+
+def pull_request(item: Any, where: str) -> PullRequestRef:
+    """:func:`pull_ref` with who opened the pull request and its state: ``"merged"`` once
+    merged (both forges say ``"closed"`` then; GitHub sets ``merged_at``, Gitea ``merged``),
+    else ``"open"`` or ``"closed"`` as the forge says."""
+    return dataclasses.replace(
+        pull_ref(item, where), author=pull_author(item), state=pull_state(item)
+    )
+
+
+def comment(item: Any, where: str, *, author_is_bot: bool) -> ForgeComment:
+    """An issue comment as listed (GitHub and Gitea); ``author_is_bot`` as the caller's forge
+    tells it. Edited means its ``updated_at`` differs from its ``created_at``: both forges set
+    them equal when a comment is created and move ``updated_at`` on an edit of its body."""
+    comment_id = field(item, "id", where)
+    created, updated = item.get("created_at"), item.get("updated_at")
+    url = item.get("html_url")
+    return ForgeComment(
+        id=str(comment_id),
+        author=str(user_of(item).get("login") or ""),
+        body=str(item.get("body") or ""),
+        author_is_bot=author_is_bot,
+        # Without both stamps nothing says it was not edited: a marker in it is not trusted.
+        edited=not created or not updated or created != updated,
+        url=str(url) if url else None,
+    )

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot import __version__
+from bot.cli.audit import add_audit_parser, run_audit
 from bot.cli.check import add_check_parser, run_check_command
 from bot.cli.processes import serve, work
 from bot.cli.replay import replay
@@ -34,6 +35,7 @@ examples:
   ichor-bot check --path clusters/dev  check one directory as a target, without .ichor.yaml
   ichor-bot types --path clusters/dev  list the types that target may hold
   ichor-bot serve --port 8000          serve webhooks
+  ichor-bot audit --since 2h           who ran which command, and what came of it
   ichor-bot COMMAND --help             every option of COMMAND, with its default
 """
 
@@ -109,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     results.add_argument(
         "--show", metavar="SHA", help="print one result's summary and issues (default: a list)"
     )
+    add_audit_parser(commands, _HELP)
     return parser
 
 
@@ -175,6 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_process(args)
         if args.command == "results":
             return show_results(load_settings().data_dir, args.limit, args.show)
+        if args.command == "audit":
+            return run_audit(args, load_settings())
         return run_check_command(args, os.environ)
     except IchorError as exc:
         print(f"ichor-bot: error: {exc}", file=sys.stderr)

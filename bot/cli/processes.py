@@ -12,8 +12,11 @@ from bot.errors import IchorError, UsageError
 from bot.settings import Settings
 
 if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
     from bot.queueing.base import DeliveryQueue
     from bot.queueing.inprocess import InProcessDeliveryQueue
+    from bot.state.base import StateStore
     from bot.web.protocol import ConnectionLimits
 
 
@@ -58,7 +61,6 @@ def port_problem(host: str, port: int) -> str | None:
 def serve(settings: Settings, host: str | None, port: int | None) -> int:
     import uvicorn
 
-    from bot.web.app import create_app
     from bot.web.protocol import protocol_class
 
     host = host or settings.host
@@ -68,11 +70,8 @@ def serve(settings: Settings, host: str | None, port: int | None) -> int:
         logging.basicConfig(
             level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s"
         )
-        queue, kind = build_queue(settings)
+        app, queue = build_app(settings)
         try:
-            app = create_app(
-                settings, queue, queue_kind=kind, redis_configured=bool(settings.redis_url)
-            )
             config = uvicorn.Config(
                 app,
                 host=host,
@@ -88,9 +87,32 @@ def serve(settings: Settings, host: str | None, port: int | None) -> int:
     return 0
 
 
-def build_queue(settings: Settings) -> tuple[DeliveryQueue, str]:
+def build_app(settings: Settings) -> tuple[Starlette, DeliveryQueue]:
+    """The web app and its queue. With the in-process queue both get one state store, so the
+    status page shows the audit records this process's jobs write (they are nowhere else)."""
+    from bot.state.memory import memory_state
+    from bot.web.app import create_app
+
+    state = None if settings.redis_url else memory_state()
+    queue, kind = build_queue(settings, state)
+    try:
+        app = create_app(
+            settings,
+            queue,
+            queue_kind=kind,
+            redis_configured=bool(settings.redis_url),
+            audit=None if state is None else state.audit,
+        )
+    except BaseException:
+        queue.close()
+        raise
+    return app, queue
+
+
+def build_queue(settings: Settings, state: StateStore | None = None) -> tuple[DeliveryQueue, str]:
     """The queue the settings ask for: RQ on Redis when ICHOR_REDIS_URL is set, else
-    in-process, its jobs run by this process with a worker context built now."""
+    in-process, its jobs run by this process with a worker context built now (on ``state``,
+    or a new memory state)."""
     if settings.redis_url:
         from bot.queueing.redis_queue import RedisDeliveryQueue
 
@@ -98,16 +120,17 @@ def build_queue(settings: Settings) -> tuple[DeliveryQueue, str]:
             settings.redis_url, settings.queue_name, job_timeout=settings.job_timeout
         )
         return queue, "redis"
-    return in_process_queue(settings), "in-process"
+    return in_process_queue(settings, state), "in-process"
 
 
-def in_process_queue(settings: Settings) -> InProcessDeliveryQueue:
+def in_process_queue(settings: Settings, state: StateStore | None = None) -> InProcessDeliveryQueue:
     from bot.queueing.inprocess import InProcessDeliveryQueue
     from bot.state.memory import memory_state
     from workers.context import build_context
     from workers.jobs import runner
 
-    state = memory_state()
+    if state is None:
+        state = memory_state()
     return InProcessDeliveryQueue(runner(build_context(settings, state)), state.heads)
 
 

@@ -84,6 +84,7 @@ class RedisLineComments:
 APPROVAL_TTL_SECONDS = 180 * 24 * 3600
 AUDIT_STREAM = "ichor:audit"
 AUDIT_MAX_LEN = 10_000
+AUDIT_PAGE = 200  # entries read per round trip when listing
 _KNOWN = "_"  # a field present in every approvals hash: "recorded, maybe none"
 
 
@@ -169,23 +170,36 @@ class RedisAudit:
     def recent(
         self, *, repo: str | None = None, since: datetime | None = None, limit: int = 100
     ) -> list[AuditRecord]:
+        # Page by page, newest first: a page view wants 20 records, not the whole stream.
         found: list[AuditRecord] = []
-        entries = self._redis.xrevrange(self._stream, count=self._max_len) or []
-        for _, fields in entries:
-            raw = (fields or {}).get(b"record") or (fields or {}).get("record")
-            if raw is None:
-                continue
-            try:
-                record = audit_from_json(_text(raw))
-            except (ValueError, KeyError, TypeError):
-                continue
-            if since is not None and record.time < since:
-                break  # newest first: everything further is older
-            if repo is None or record.repo == repo:
-                found.append(record)
-                if len(found) >= limit:
-                    break
+        newest, read = "+", 0
+        while len(found) < limit and read < self._max_len:
+            page = self._redis.xrevrange(self._stream, max=newest, count=AUDIT_PAGE) or []
+            for entry_id, fields in page:
+                newest = "(" + _text(entry_id)  # the next page starts below this entry
+                record = _audit_entry(fields)
+                if record is None:
+                    continue
+                if since is not None and record.time < since:
+                    return found  # newest first: everything further is older
+                if repo is None or record.repo == repo:
+                    found.append(record)
+                    if len(found) >= limit:
+                        return found
+            read += len(page)
+            if len(page) < AUDIT_PAGE:
+                break
         return found
+
+
+def _audit_entry(fields: Any) -> AuditRecord | None:
+    raw = (fields or {}).get(b"record") or (fields or {}).get("record")
+    if raw is None:
+        return None
+    try:
+        return audit_from_json(_text(raw))
+    except (ValueError, KeyError, TypeError):
+        return None  # a damaged entry is skipped, like an expired one
 
 
 class RedisPermissions:

@@ -25,8 +25,10 @@ from starlette.routing import BaseRoute, Route
 from bot.queueing.base import DeliveryQueue, Outcome, QueuedDelivery
 from bot.queueing.spool import Spool
 from bot.settings import Settings, split_secrets
+from bot.state.base import AuditLog
 from bot.web.auth import BasicAuth, StatusAuthMiddleware
 from bot.web.body import BodyBudget, BodyRefusal, limited_body
+from bot.web.commands import audit_source, forge_urls
 from bot.web.delivery_log import DeliveryLog
 from bot.web.history import history_store
 from bot.web.metrics import CONTENT_TYPE, Metrics
@@ -99,11 +101,16 @@ def create_app(
     *,
     queue_kind: str,
     redis_configured: bool,
+    audit: AuditLog | None = None,
 ) -> Starlette:
+    """The app. ``audit`` is the in-process queue's audit log, shared with its jobs so the
+    status page shows what they record; None reads the Redis stream when the bot runs on
+    Redis (else there is nothing to show)."""
     verifiers = Verifiers.from_settings(settings)
     spool = Spool(settings.data_dir / "spool", settings.spool_max_files)
     metrics = Metrics(lambda: spool.quarantined)
     history = history_store(settings.redis_url, settings.data_dir, settings.queue_name)
+    audit_log, close_audit = audit_source(settings, audit)
     # What the status page lists, refused deliveries too; written no slower than any look-up.
     deliveries = DeliveryLog(history, timeout=settings.redis_timeout_seconds)
     submitter: list[Submitter] = []
@@ -130,6 +137,7 @@ def create_app(
             await submitter[0].close()
             await deliveries.flush()
             history.close()
+            close_audit()
             looks.close()
 
     async def webhook(request: Request) -> Response:
@@ -211,7 +219,15 @@ def create_app(
         Route("/readyz", readyz),
         Route("/metrics", metrics_endpoint),
         # The status page, all its routes in one place (basic auth covers them all).
-        *ui_routes(history, queue, deliveries, queue_kind=queue_kind, looks=looks),
+        *ui_routes(
+            history,
+            queue,
+            deliveries,
+            queue_kind=queue_kind,
+            looks=looks,
+            audit=audit_log,
+            forge_urls=forge_urls(settings),
+        ),
         *setup_routes(settings),  # empty unless ICHOR_SETUP_ENABLED
     ]
     app = Starlette(routes=list(routes), lifespan=lifespan)
@@ -219,6 +235,7 @@ def create_app(
         app.add_middleware(StatusAuthMiddleware, auth=auth)
     app.state.spool = spool
     app.state.history = history
+    app.state.audit = audit_log
     return app
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -23,7 +23,10 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from bot.queueing.base import DeliveryQueue
+from bot.state.audit import escape_text
+from bot.state.base import AuditLog, AuditRecord
 from bot.web import markdown
+from bot.web.commands import OVERVIEW_COMMANDS, PAGE_COMMANDS, PULL_PATH, command_rows
 from bot.web.delivery_log import DeliveryLog
 from bot.web.history import CheckEntry, DeliveryEntry, HistoryStore
 from bot.web.offloop import OffLoop
@@ -45,8 +48,7 @@ _SHOWN_DELIVERIES = 50
 _SHOWN_CHECKS = 50
 _SHA = re.compile(r"[0-9a-f]{7,64}")
 _CHECK_ID = re.compile(r"[0-9a-f]{24}")
-# Where a forge shows a pull request and a commit, below the repository's page.
-_PULL_PATH = {"github": "pull", "gitlab": "-/merge_requests", "gitea": "pulls"}
+# Where a forge shows a commit, below the repository's page (a pull request: PULL_PATH).
 _COMMIT_PATH = {"github": "commit", "gitlab": "-/commit", "gitea": "commit"}
 
 
@@ -58,14 +60,15 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["utc"] = lambda at: time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(at))
     env.filters["short"] = lambda sha: sha[:12]
+    env.filters["visible"] = escape_text  # control characters and bidi overrides as escapes
     return env
 
 
 def pull_url(entry: CheckEntry) -> str | None:
     base = _repository_url(entry)
-    if base is None or entry.number is None or entry.forge not in _PULL_PATH:
+    if base is None or entry.number is None or entry.forge not in PULL_PATH:
         return None
-    return f"{base}/{_PULL_PATH[entry.forge]}/{entry.number}"
+    return f"{base}/{PULL_PATH[entry.forge]}/{entry.number}"
 
 
 def commit_url(entry: CheckEntry) -> str | None:
@@ -90,11 +93,12 @@ class Snapshot:
     checks: list[CheckEntry] = field(default_factory=list)
     states: dict[str, int] = field(default_factory=dict)
     jobs: list[tuple[str, str]] = field(default_factory=list)  # (job id, state)
+    commands: list[AuditRecord] = field(default_factory=list)
     depth: int = -1
     problems: list[str] = field(default_factory=list)
 
 
-def _read(store: HistoryStore, queue: DeliveryQueue) -> Snapshot:
+def _read(store: HistoryStore, queue: DeliveryQueue, audit: AuditLog) -> Snapshot:
     """Blocking reads for the overview (run on a thread): each part may fail on its own."""
     found = Snapshot()
     try:
@@ -110,6 +114,10 @@ def _read(store: HistoryStore, queue: DeliveryQueue) -> Snapshot:
             found.jobs.append((job_id, queue.job_state(job_id) or "gone"))
     except Exception as exc:
         found.problems.append(f"queue unavailable: {type(exc).__name__}")
+    try:
+        found.commands = audit.recent(limit=OVERVIEW_COMMANDS)
+    except Exception as exc:
+        found.problems.append(f"audit records unavailable: {type(exc).__name__}")
     return found
 
 
@@ -120,8 +128,11 @@ def ui_routes(
     *,
     queue_kind: str,
     looks: OffLoop,
+    audit: AuditLog,
+    forge_urls: Mapping[str, str],
 ) -> list[BaseRoute]:
-    """The page's routes: ``/``, ``/checks/<id>``, ``/static/<file>`` (and an empty icon)."""
+    """The page's routes: ``/``, ``/checks/<id>``, ``/commands``, ``/static/<file>`` (and an
+    empty icon). ``forge_urls`` are the forges' web bases, for links to pull requests."""
     env = _environment()
     static = {
         name: (resources.files("bot.web").joinpath("static", name).read_bytes(), media_type)
@@ -140,10 +151,37 @@ def ui_routes(
     async def overview(request: Request) -> Response:
         await deliveries.flush(wait=False)  # what was just answered shows at once
         slow = Snapshot(problems=["history and queue did not answer in time"])
-        found: Snapshot = await off_loop(lambda: _read(store, queue), slow)
+        found: Snapshot = await off_loop(lambda: _read(store, queue, audit), slow)
         states = {s: found.states.get(s, 0) for s in JOB_STATES}
         checks = [(c, pull_url(c), commit_url(c)) for c in found.checks]
-        return page("index.html", found=found, states=states, checks=checks)
+        commands = command_rows(found.commands, forge_urls)
+        return page(
+            "index.html",
+            found=found,
+            states=states,
+            checks=checks,
+            commands=commands,
+            commands_shown=OVERVIEW_COMMANDS,
+        )
+
+    async def commands_page(request: Request) -> Response:
+        repo = request.query_params.get("repo", "").strip() or None
+
+        def read() -> tuple[list[AuditRecord], list[str]]:
+            try:
+                return audit.recent(repo=repo, limit=PAGE_COMMANDS), []
+            except Exception as exc:
+                return [], [f"audit records unavailable: {type(exc).__name__}"]
+
+        slow: tuple[list[AuditRecord], list[str]] = ([], ["audit records did not answer in time"])
+        records, problems = await off_loop(read, slow)
+        return page(
+            "commands.html",
+            rows=command_rows(records, forge_urls),
+            repo=repo,
+            limit=PAGE_COMMANDS,
+            problems=problems,
+        )
 
     async def check_page(request: Request) -> Response:
         check_id = request.path_params["check_id"]
@@ -171,6 +209,7 @@ def ui_routes(
     return [
         Route("/", overview),
         Route("/checks/{check_id}", check_page),
+        Route("/commands", commands_page),
         Route("/static/{name}", static_file),
         Route("/favicon.ico", lambda request: Response(status_code=204)),
     ]

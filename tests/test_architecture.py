@@ -33,6 +33,7 @@ PURE = (
     "bot.checks.compare",
     "bot.checks.findings",
     "bot.checks.output",
+    "bot.checks.markdown_text",
     "bot.render",
     "bot.render.*",
     "bot.config",

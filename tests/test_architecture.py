@@ -34,6 +34,7 @@ PURE = (
     "bot.checks.findings",
     "bot.checks.output",
     "bot.checks.markdown_text",
+    "bot.checks.approval_summary",
     "bot.render",
     "bot.render.*",
     "bot.config",

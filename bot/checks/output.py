@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from bot.checks.approval_summary import approvals_section, waiting_title
 from bot.checks.compare import CheckComparison
 from bot.checks.markdown_text import inline_fix as _fix
 from bot.checks.markdown_text import inline_path as _code
@@ -23,6 +24,7 @@ from bot.forges.base import (
     SUMMARY_MARKER,
     Annotation,
     AnnotationLevel,
+    CheckAction,
     CheckOutput,
     Conclusion,
 )
@@ -43,6 +45,11 @@ _MAX_FIXES_PER_KIND = 5
 _LEVEL: dict[Severity, AnnotationLevel] = {Severity.ERROR: "failure", Severity.WARNING: "warning"}
 _VERDICT = {Verdict.ACCEPTED: "✅ accepted", Verdict.REFUSED: "❌ refused"}
 _CLIP_NOTE = "\n\n… (cut here to stay within the forge's size limit)"
+_ICON = {Conclusion.SUCCESS: "✅", Conclusion.ACTION_REQUIRED: "⏳"}
+
+# Buttons of a finished check (GitHub); the identifiers come back as the requested action.
+APPROVE_ACTION = CheckAction("Approve", "Approve the new objects", "approve")
+RECHECK_ACTION = CheckAction("Recheck", "Check this head again", "recheck")
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +138,8 @@ def _title(comparison: CheckComparison) -> str:
     if not targets:
         return "No GitTarget path touched"
     refused = sum(1 for t in targets if t.verdict is Verdict.REFUSED)
+    if not refused and comparison.approvals is not None and comparison.approvals.waiting:
+        return _shorten(waiting_title(comparison.approvals), MAX_TITLE_CHARS)
     if refused:
         head, noun = f"{_n(refused, 'target')} refused", "issue"
     else:  # every issue of an accepted target is a warning
@@ -162,7 +171,8 @@ def _names(names: Sequence[str]) -> str:
 
 
 def _overview(comparison: CheckComparison, entries: Sequence[_Entry]) -> list[str]:
-    """Configuration issues, the table of touched targets, the revisions, the fixes."""
+    """Configuration issues, the table of touched targets, the revisions, the approvals of
+    strict targets' new objects, the fixes."""
     lines = _config_section(comparison)
     if comparison.targets:
         lines += [
@@ -187,7 +197,7 @@ def _overview(comparison: CheckComparison, entries: Sequence[_Entry]) -> list[st
         lines.append(f"Checked {_sha(comparison.head_sha)}; with no base, every issue is new.")
     if comparison.untouched:
         lines += ["", f"Not touched by this change: {_names(comparison.untouched)}."]
-    return lines + _fixes(entries)
+    return lines + approvals_section(comparison.approvals) + _fixes(entries)
 
 
 def _fixes(entries: Sequence[_Entry]) -> list[str]:
@@ -302,13 +312,16 @@ def check_output(
         return f"- … and {_n(left, 'more issue')}; see the full list below."
 
     summary = _fit(fixed, ((_item(e, marks=False), True) for e in rest), MAX_OUTPUT_CHARS, note)
+    conclusion = comparison.conclusion
+    waiting = conclusion is Conclusion.ACTION_REQUIRED
     return CheckOutput(
-        conclusion=comparison.conclusion,
+        conclusion=conclusion,
         title=_title(comparison),
         summary=summary,
         text=_text(comparison),
         annotations=tuple(_annotation(entries[n]) for n in annotated),
         details_url=details_url,
+        actions=(APPROVE_ACTION, RECHECK_ACTION) if waiting else (RECHECK_ACTION,),
     )
 
 
@@ -327,13 +340,18 @@ def summary_comment(comparison: CheckComparison, *, details_url: str | None = No
     """The one comment on a PR/MR, edited in place; found again by its first line."""
     entries = _entries(comparison)
     link = _link(details_url)
-    if not comparison.config_issues and not entries:
+    approvals = comparison.approvals
+    if (
+        not comparison.config_issues
+        and not entries
+        and (approvals is None or not approvals.objects)
+    ):
         if comparison.targets:
             clear = f"every touched GitTarget path is accepted at {_sha(comparison.head_sha)}."
         else:
             clear = f"this change touches no GitTarget path (at {_sha(comparison.head_sha)})."
         return "\n".join([SUMMARY_MARKER, f"✅ All clear: {clear}", *link])
-    icon = "✅" if comparison.conclusion is Conclusion.SUCCESS else "❌"
+    icon = _ICON.get(comparison.conclusion, "❌")
     verdict = f"{icon} **{_title(comparison)}**"  # our own words and numbers only
     fixed = [SUMMARY_MARKER, verdict, "", *_overview(comparison, entries)]
     if entries:
@@ -361,4 +379,4 @@ def error_output(reason: str, *, head_sha: str) -> CheckOutput:
             "If it fails again the same way, ask whoever runs Ichor Bot to look at its logs.",
         ]
     )
-    return CheckOutput(Conclusion.ERROR, ERROR_TITLE, summary, text="")
+    return CheckOutput(Conclusion.ERROR, ERROR_TITLE, summary, text="", actions=(RECHECK_ACTION,))

@@ -33,6 +33,8 @@ PURE = (
     "bot.checks.compare",
     "bot.checks.findings",
     "bot.checks.output",
+    "bot.checks.markdown_text",
+    "bot.checks.approval_summary",
     "bot.render",
     "bot.render.*",
     "bot.config",
@@ -53,6 +55,7 @@ PURE = (
     "bot.forges.clipping",
     "bot.checks.request",
     "bot.state.base",
+    "bot.state.records",  # the one JSON form of approvals, which the pure markers use
     "bot.approvals",
     "bot.approvals.*",
     "bot.web.markdown",

@@ -167,6 +167,7 @@ def _services(
         line_comment_limit=settings.line_comment_limit,
         memory=context.state.line_comments,
         history=context.history,
+        approvals=context.state.approvals,
         resume=resume,
         resolve=resolve,
     )
@@ -187,5 +188,6 @@ async def _pull_of_rerun(adapter: Adapter, forge: str, request: CheckRequest) ->
                 forge=forge,
                 external_id=request.external_id,
                 pull_head_ref=adapter.forge.pull_head_ref,
+                author=pull.author,
             )
     return request

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True, order=True)
 class Fingerprint:
-    """One managed object as it is at a revision: its identity (the gate's
-    ``group/version Kind namespace/name`` form) and the SHA-256 of its document's canonical
-    JSON. A change to the object is a new fingerprint, so an old approval no longer covers it."""
+    """One managed object as it is at a revision: its identity as the gate writes it
+    (``Kind.group namespace/name``, :func:`bot.gate.content.identity.identity_text`) and the
+    SHA-256 of its document's canonical JSON. A change to the object is a new fingerprint, so
+    an old approval no longer covers it."""
 
     identity: str
     digest: str

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
+from bot.approvals.pending import ApprovalStatus
 from bot.forges.base import Conclusion
 from bot.gate.policy import CONFIG_FILE, GatePolicy, TargetPolicy
 from bot.gate.report import ConfigIssue, Issue, Report, TargetReport, Verdict
@@ -48,6 +49,9 @@ class CheckComparison:
     untouched: tuple[str, ...] = ()  # names of targets the change does not touch
     config_issues: tuple[ConfigIssue, ...] = ()
     changed_paths: frozenset[str] = frozenset()
+    # The strict targets' new objects and who approved them; None when none are new, or when
+    # the check is not a pull request's (approvals are given on pull requests).
+    approvals: ApprovalStatus | None = None
 
     @property
     def conclusion(self) -> Conclusion:
@@ -55,6 +59,8 @@ class CheckComparison:
             return Conclusion.FAILURE
         if any(t.verdict is Verdict.REFUSED for t in self.targets):
             return Conclusion.FAILURE
+        if self.approvals is not None and not self.approvals.complete:
+            return Conclusion.ACTION_REQUIRED
         return Conclusion.SUCCESS
 
     @property

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 
 from bot.checks.compare import CheckComparison
-from bot.checks.output import inline_fix, inline_path, inline_text
+from bot.checks.markdown_text import inline_fix, inline_path, inline_text
 from bot.forges.base import CHECK_NAME, LineFinding
 from bot.gate.codes import Severity
 from bot.gate.report import Issue

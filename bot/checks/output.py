@@ -1,36 +1,35 @@
 """What the forge shows for a :class:`CheckComparison`: check run output and the summary comment.
 
 Pure: a comparison in, strings and :class:`CheckOutput` out; no I/O, no clock, no environment,
-and the same comparison always gives byte-identical output.
-
-Paths, messages, patterns and object names come from the repository under review, so they are
-untrusted. In markdown every one of them goes through :func:`_escape`: characters that markdown,
-GFM tables or HTML would act on become numeric character references. Paths are wrapped in an
-HTML ``<code>`` element rather than a backtick code span, because inside a code span no escape
-works (``&#124;`` shows literally) while a table still splits cells on a bare ``|``, so a
-backtick span cannot hold every name safely on GitHub, GitLab and Gitea alike.
+and the same comparison always gives byte-identical output. Every untrusted name and message
+goes through :mod:`bot.checks.markdown_text`.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from bot.checks.approval_summary import approvals_section, waiting_title
 from bot.checks.compare import CheckComparison
+from bot.checks.markdown_text import inline_fix as _fix
+from bot.checks.markdown_text import inline_path as _code
+from bot.checks.markdown_text import inline_text as _md
+from bot.checks.markdown_text import printable as _printable
+from bot.checks.markdown_text import short_sha as _sha
+from bot.checks.markdown_text import shorten as _shorten
 from bot.forges.base import CHECK_NAME as CHECK_NAME  # defined once, beside the adapters
 from bot.forges.base import (
     SUMMARY_MARKER,
     Annotation,
     AnnotationLevel,
+    CheckAction,
     CheckOutput,
     Conclusion,
 )
 from bot.gate.codes import CODES, IssueCode, Severity
 from bot.gate.report import Issue, Verdict
-from bot.paths import display_path
 
 MAX_OUTPUT_CHARS = 65535  # GitHub's limit for output.summary and output.text
 MAX_COMMENT_CHARS = 60000  # under GitHub's 65,536 and GitLab's 1,000,000; Gitea has none
@@ -38,29 +37,19 @@ MAX_TITLE_CHARS = 255
 ERROR_TITLE = "The check could not be completed"
 
 # One hostile name or message must not eat the budget the rest of the list needs.
-_MAX_PATH_SHOWN = 300
-_MAX_MESSAGE_SHOWN = 1000
 _MAX_REASON_SHOWN = 2000
 _MAX_ANNOTATION_MESSAGE = 4000  # GitHub takes 64 KB; a screenful is what a reviewer reads
 _MAX_NAMES_SHOWN = 50
-_MAX_FIX_SHOWN = 2000
 _MAX_FIXES_PER_KIND = 5
-_SHORT_SHA = 7
 
 _LEVEL: dict[Severity, AnnotationLevel] = {Severity.ERROR: "failure", Severity.WARNING: "warning"}
 _VERDICT = {Verdict.ACCEPTED: "✅ accepted", Verdict.REFUSED: "❌ refused"}
-# Markdown emphasis/code/links, GFM tables and strikethrough, HTML, GitHub math ($), emoji
-# shortcodes and scheme autolinks (:).
-_SPECIAL = frozenset("&<>|\\`*_~[]$:")
-# Mentions (@user), issue and merge-request references (#1, !1) would notify people or post
-# cross-references; a zero-width space after the sigil keeps forges from linking it.
-_UNLINK = frozenset("@#!")
-# In code, where nothing is linked but an email address still is (cmark-gfm finds those after
-# decoding references), an empty <wbr> splits the text without changing what is copied.
-_CODE_AT = "<wbr>&#64;"
-_WWW = re.compile(r"(www)\.", re.IGNORECASE)  # GFM autolinks a bare www.host
-_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 _CLIP_NOTE = "\n\n… (cut here to stay within the forge's size limit)"
+_ICON = {Conclusion.SUCCESS: "✅", Conclusion.ACTION_REQUIRED: "⏳"}
+
+# Buttons of a finished check (GitHub); the identifiers come back as the requested action.
+APPROVE_ACTION = CheckAction("Approve", "Approve the new objects", "approve")
+RECHECK_ACTION = CheckAction("Recheck", "Check this head again", "recheck")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,80 +61,6 @@ class _Entry:
     def key(self) -> tuple[bool, bytes, int, str, int, str]:
         path, line, kind = self.issue.sort_key()
         return (not self.new, path, line, kind, self.target, self.issue.message)
-
-
-# --- escaping ------------------------------------------------------------------------------
-
-
-def _printable(text: str, *, newlines: bool = False) -> str:
-    """``text`` without invisible or unencodable characters (a lone surrogate from a name that
-    is not UTF-8 would make the forge request fail); they are shown as escapes instead."""
-    if text.isprintable():
-        return text
-    out: list[str] = []
-    for ch in text:
-        code = ord(ch)
-        if ch == "\n" and newlines:
-            out.append(ch)
-        elif ch in "\t\r\n":
-            out.append(" ")
-        elif 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif unicodedata.category(ch) in _HIDDEN:
-            out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-def _shorten(text: str, limit: int, *, middle: bool = False) -> str:
-    if len(text) <= limit:
-        return text
-    if middle:  # a path keeps its start and its file name
-        half = (limit - 1) // 2
-        return text[:half] + "…" + text[len(text) - half :]
-    return text[: limit - 1] + "…"
-
-
-# The same rules as character tables: str.translate runs them in C (a large check renders
-# tens of thousands of strings).
-_PROSE = {ord(c): f"&#{ord(c)};" for c in _SPECIAL} | {ord(c): c + "&#8203;" for c in _UNLINK}
-_IN_CODE = {ord(c): f"&#{ord(c)};" for c in _SPECIAL} | {ord("@"): _CODE_AT}
-
-
-def _escape(text: str, *, code: bool) -> str:
-    return _WWW.sub(r"\1&#46;", text.translate(_IN_CODE if code else _PROSE))
-
-
-def _md(text: str, limit: int = _MAX_MESSAGE_SHOWN) -> str:
-    """Untrusted prose as inline markdown, on one line."""
-    return _escape(_shorten(_printable(text), limit), code=False)
-
-
-def _code(path: str) -> str:
-    """An untrusted path (or pattern) as inline code that no name can break out of."""
-    shown = _shorten(display_path(path), _MAX_PATH_SHOWN, middle=True)
-    return f"<code>{_escape(shown, code=True)}</code>"
-
-
-def _fix(issue: Issue) -> str:
-    """What to do, as markdown. The code's own fix is ours. An issue's own fix names its files
-    and often is a command, so it is inline code that copies exactly (prose escapes would put a
-    zero-width space in a pasted name); one too long to show whole gives the code's fix."""
-    shown = _printable(issue.fix) if issue.fix is not None else ""
-    if not shown or len(shown) > _MAX_FIX_SHOWN:
-        return CODES[issue.kind].fix
-    return f"<code>{_escape(shown, code=True)}</code>"
-
-
-# The same escaping for other builders of forge text (line comments).
-inline_text = _md
-inline_path = _code
-inline_fix = _fix
-
-
-def _sha(sha: str) -> str:
-    return _code(sha[:_SHORT_SHA])
 
 
 # --- counting and sizing -------------------------------------------------------------------
@@ -223,6 +138,8 @@ def _title(comparison: CheckComparison) -> str:
     if not targets:
         return "No GitTarget path touched"
     refused = sum(1 for t in targets if t.verdict is Verdict.REFUSED)
+    if not refused and comparison.approvals is not None and comparison.approvals.waiting:
+        return _shorten(waiting_title(comparison.approvals), MAX_TITLE_CHARS)
     if refused:
         head, noun = f"{_n(refused, 'target')} refused", "issue"
     else:  # every issue of an accepted target is a warning
@@ -254,7 +171,8 @@ def _names(names: Sequence[str]) -> str:
 
 
 def _overview(comparison: CheckComparison, entries: Sequence[_Entry]) -> list[str]:
-    """Configuration issues, the table of touched targets, the revisions, the fixes."""
+    """Configuration issues, the table of touched targets, the revisions, the approvals of
+    strict targets' new objects, the fixes."""
     lines = _config_section(comparison)
     if comparison.targets:
         lines += [
@@ -279,7 +197,7 @@ def _overview(comparison: CheckComparison, entries: Sequence[_Entry]) -> list[st
         lines.append(f"Checked {_sha(comparison.head_sha)}; with no base, every issue is new.")
     if comparison.untouched:
         lines += ["", f"Not touched by this change: {_names(comparison.untouched)}."]
-    return lines + _fixes(entries)
+    return lines + approvals_section(comparison.approvals) + _fixes(entries)
 
 
 def _fixes(entries: Sequence[_Entry]) -> list[str]:
@@ -394,13 +312,16 @@ def check_output(
         return f"- … and {_n(left, 'more issue')}; see the full list below."
 
     summary = _fit(fixed, ((_item(e, marks=False), True) for e in rest), MAX_OUTPUT_CHARS, note)
+    conclusion = comparison.conclusion
+    waiting = conclusion is Conclusion.ACTION_REQUIRED
     return CheckOutput(
-        conclusion=comparison.conclusion,
+        conclusion=conclusion,
         title=_title(comparison),
         summary=summary,
         text=_text(comparison),
         annotations=tuple(_annotation(entries[n]) for n in annotated),
         details_url=details_url,
+        actions=(APPROVE_ACTION, RECHECK_ACTION) if waiting else (RECHECK_ACTION,),
     )
 
 
@@ -419,13 +340,18 @@ def summary_comment(comparison: CheckComparison, *, details_url: str | None = No
     """The one comment on a PR/MR, edited in place; found again by its first line."""
     entries = _entries(comparison)
     link = _link(details_url)
-    if not comparison.config_issues and not entries:
+    approvals = comparison.approvals
+    if (
+        not comparison.config_issues
+        and not entries
+        and (approvals is None or not approvals.objects)
+    ):
         if comparison.targets:
             clear = f"every touched GitTarget path is accepted at {_sha(comparison.head_sha)}."
         else:
             clear = f"this change touches no GitTarget path (at {_sha(comparison.head_sha)})."
         return "\n".join([SUMMARY_MARKER, f"✅ All clear: {clear}", *link])
-    icon = "✅" if comparison.conclusion is Conclusion.SUCCESS else "❌"
+    icon = _ICON.get(comparison.conclusion, "❌")
     verdict = f"{icon} **{_title(comparison)}**"  # our own words and numbers only
     fixed = [SUMMARY_MARKER, verdict, "", *_overview(comparison, entries)]
     if entries:
@@ -453,4 +379,4 @@ def error_output(reason: str, *, head_sha: str) -> CheckOutput:
             "If it fails again the same way, ask whoever runs Ichor Bot to look at its logs.",
         ]
     )
-    return CheckOutput(Conclusion.ERROR, ERROR_TITLE, summary, text="")
+    return CheckOutput(Conclusion.ERROR, ERROR_TITLE, summary, text="", actions=(RECHECK_ACTION,))

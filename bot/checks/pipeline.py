@@ -19,6 +19,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from bot.checks.approvals import StrictObjects, strict_objects, with_approvals
 from bot.checks.compare import CheckComparison, compare_reports, touched_targets
 from bot.checks.findings import TouchedLines
 from bot.checks.output import error_output
@@ -45,7 +46,7 @@ from bot.gate.policy import CONFIG_FILE, GatePolicy
 from bot.gate.report import ConfigIssue, Report
 from bot.gate.run import RegistryCache, run_gate
 from bot.git.repository import GitRepository
-from bot.state.base import HeadReader, LineCommentMemory
+from bot.state.base import ApprovalStore, HeadReader, LineCommentMemory
 
 log = logging.getLogger("ichor.check")
 
@@ -107,6 +108,8 @@ class CheckServices:
     line_comment_limit: int = 30
     memory: LineCommentMemory | None = None
     history: CheckHistory | None = None
+    # Approvals of strict targets' new objects; without a store they are read from the forge.
+    approvals: ApprovalStore | None = None
     # The job ran before (a retry, or its worker died): reuse the check it started.
     resume: bool = False
     clock: Callable[[], float] = field(default=time.monotonic)
@@ -167,12 +170,13 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
                 external_id=request.external_id,
                 resume=services.resume,
             )
-            comparison = await asyncio.to_thread(
+            comparison, strict = await asyncio.to_thread(
                 _compare, tree, credentials, request, config, services
             )
             touched_lines = await asyncio.to_thread(
                 _touched_lines, tree, comparison, services.line_comments
             )
+        comparison = await with_approvals(comparison, strict, request, forge, services.approvals)
         if await _superseded(request, services.heads):
             # Started but no longer the newest: end it without a verdict rather than leave
             # it running; the newer head gets its own check.
@@ -320,7 +324,7 @@ def _compare(
     request: CheckRequest,
     config: ConfigResult,
     services: CheckServices,
-) -> CheckComparison:
+) -> tuple[CheckComparison, StrictObjects]:
     repository = tree.repository()
     head, base = request.head_sha, request.base_sha
     if base is not None and isinstance(request.baseline, MergeBase):
@@ -337,7 +341,7 @@ def _compare(
             for i in at_head.issues
         ]
     if config.config is None:
-        return CheckComparison(head, base, (), config_issues=tuple(issues))
+        return CheckComparison(head, base, (), config_issues=tuple(issues)), StrictObjects()
     policy = config.config.gate_policy()
     touched = touched_targets(policy, changed)
     narrowed = GatePolicy(touched, policy.max_yaml_bytes)
@@ -354,6 +358,7 @@ def _compare(
         changed_paths=changed or (),
     )
     untouched = tuple(t.name for t in policy.targets if t not in touched)
+    allow = config.config.commands.allow_author_approval
     return CheckComparison(
         comparison.head_sha,
         comparison.base_sha,
@@ -361,7 +366,7 @@ def _compare(
         untouched,
         tuple(issues),
         comparison.changed_paths,
-    )
+    ), strict_objects(narrowed, head_report, base_report, allow_author_approval=allow)
 
 
 def _gate(

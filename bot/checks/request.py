@@ -56,6 +56,8 @@ class CheckRequest:
     external_id: str  # the delivery that asked for the check
     pull: str | None = None  # pull key (bot.state.base.pull_key) for "newest head wins"
     number: int | None = None  # the pull request, for a summary comment
+    # Who opened the pull request, when known: their own /approve does not count (DESIGN 5.1).
+    author: str | None = None
 
     @property
     def base_sha(self) -> str | None:
@@ -77,6 +79,7 @@ def pull_request(
     forge: str,
     external_id: str,
     pull_head_ref: PullHeadRef,
+    author: str | None = None,
 ) -> CheckRequest:
     """A pull request's check: its head ref and base branch fetched, newest head wins."""
     refs: tuple[str, ...] = (pull_head_ref(number),)
@@ -90,6 +93,7 @@ def pull_request(
         external_id,
         pull=pull_key(forge, repo.full_name, number),
         number=number,
+        author=author,
     )
 
 
@@ -106,6 +110,7 @@ def request_for(
             forge=forge,
             external_id=delivery_id,
             pull_head_ref=pull_head_ref,
+            author=event.author or None,
         )
     if isinstance(event, PushEvent):
         return _push_request(event, delivery_id)

@@ -12,12 +12,20 @@ import re
 import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
 from pydantic_core import PydanticCustomError
 
+from bot.config.fields import field_path, repeated_fields
 from bot.config.messages import did_you_mean, line_of, plain_message
 from bot.config.paths import check_placement, normalize_repo_path
 from bot.gate.policy import CONFIG_FILE, DEFAULT_PLACEMENT, GatePolicy, TargetPolicy
@@ -46,9 +54,14 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+FieldPath = Annotated[str, Field(min_length=1), AfterValidator(field_path)]
+
+
 class Approval(_Model):
     kind: str = Field(min_length=1)
-    field: str = Field(min_length=1)
+    field: FieldPath
+    reasonField: FieldPath | None = None  # /reject's reason, or who approved
+    fields: list[FieldPath] | None = None  # what field=value of /approve may also set
     newFilePath: str | None = None
 
     @field_validator("newFilePath")
@@ -101,6 +114,7 @@ class Target(_Model):
 
 class Commands(_Model):
     min_permission: Literal["read", "triage", "write", "maintain", "admin"] = "write"
+    allow_author_approval: bool = False  # may a PR's author /approve its own new objects
 
 
 class IchorConfig(_Model):
@@ -111,7 +125,9 @@ class IchorConfig(_Model):
     def gate_policy(self) -> GatePolicy:
         return GatePolicy(
             tuple(
-                TargetPolicy(t.name, t.path, placement=t.placement, capabilities=t.capabilities)
+                TargetPolicy(
+                    t.name, t.path, placement=t.placement, capabilities=t.capabilities, mode=t.mode
+                )
                 for t in self.targets
             )
         )
@@ -179,7 +195,8 @@ def parse_config(data: bytes) -> ConfigResult:
     except ValidationError as exc:
         root = _compose(data)
         return ConfigResult(True, None, tuple(_from_error(e, root) for e in exc.errors()))
-    issues = cross_target_issues(config, _compose(data))
+    root = _compose(data)
+    issues = cross_target_issues(config, root) + approval_field_issues(config, root)
     return ConfigResult(True, None if issues else config, issues)
 
 
@@ -226,6 +243,20 @@ def cross_target_issues(
                     )
                 )
     return tuple(issues)
+
+
+def approval_field_issues(
+    config: IchorConfig, root: yaml.Node | None = None
+) -> tuple[ConfigIssue, ...]:
+    """Each field an approval PR writes is named once (:func:`repeated_fields`)."""
+    return tuple(
+        issue
+        for j, t in enumerate(config.targets)
+        if t.approval is not None
+        for issue in repeated_fields(
+            j, t.approval.field, t.approval.reasonField, t.approval.fields or (), root
+        )
+    )
 
 
 def _relation(path: str, other: str) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from bot.registry.capabilities import Capabilities
@@ -15,6 +15,8 @@ DEFAULT_PLACEMENT = "{group}/{version}/{resource}/{namespace}/{name}.yaml"
 MAX_IGNORE_FILE_BYTES = 1 << 20
 # YAML files over this size are refused as file-too-large and never parsed.
 DEFAULT_MAX_YAML_BYTES = 4 << 20
+# strict: new managed objects wait for /approve (DESIGN 5.1); the gate itself ignores it.
+TargetMode = Literal["relaxed", "strict"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +27,7 @@ class TargetPolicy:
     capabilities: str | None = None  # repo-relative path of a recorded API discovery
     # Already read from outside the tree (``check --capabilities FILE``); wins over the path.
     loaded_capabilities: Capabilities | None = None
+    mode: TargetMode = "relaxed"
 
 
 @dataclass(frozen=True, slots=True)

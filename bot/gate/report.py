@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from bot.gate.codes import CODES, IssueCode, Severity
+from bot.gate.content.identity import Identity, identity_text
 
 
 class Role(enum.StrEnum):
@@ -77,6 +78,22 @@ def empty_counts() -> dict[Role, int]:
 
 
 @dataclass(frozen=True, slots=True)
+class ManagedObject:
+    """An object the gate read as managed (the first of its identity, in path order): where
+    it is and the digest of its document, what approvals of strict targets are given for."""
+
+    identity: Identity
+    path: str
+    line: int
+    digest: str  # SHA-256 hex of the document's canonical JSON (bot.gate.content.digest)
+
+    @property
+    def shown(self) -> str:
+        """The identity as people and approvals read it (:func:`identity_text`)."""
+        return identity_text(self.identity)
+
+
+@dataclass(frozen=True, slots=True)
 class TargetReport:
     name: str
     path: str
@@ -85,6 +102,9 @@ class TargetReport:
     # Inputs for the content gate: YAML files in the managed role, and build directives.
     yaml_files: tuple[str, ...] = ()
     build_directives: tuple[str, ...] = ()
+    # What the content gate read as managed objects, in path and document order. No renderer
+    # shows them (the reports keep their shape); approvals of strict targets read them.
+    managed: tuple[ManagedObject, ...] = ()
 
     @property
     def verdict(self) -> Verdict:

@@ -207,8 +207,8 @@ def _check_target(
         )
     )
     report = structural.report
-    issues = sorted((*report.issues, *content), key=Issue.sort_key)
-    return dataclasses.replace(report, issues=tuple(issues))
+    issues = sorted((*report.issues, *content.issues), key=Issue.sort_key)
+    return dataclasses.replace(report, issues=tuple(issues), managed=content.managed)
 
 
 def _capabilities(

@@ -54,6 +54,12 @@ def test_a_pull_request_fetches_the_head_ref_its_adapter_names() -> None:
     assert got.fetch_refs == ("refs/merge-requests/7/head", "refs/heads/main")
     assert got.baseline == MergeBase(None, "main")  # the base branch's tip, once fetched
     assert (got.pull, got.number, got.external_id) == (f"gitlab:{NAME}:7", 7, "d1")
+    assert got.author == "a"  # whose own /approve does not count
+
+
+def test_only_a_pull_request_names_an_author() -> None:
+    got = request(push("refs/heads/main", BASE, HEAD))
+    assert got is not None and got.author is None
 
 
 def test_a_push_to_the_default_branch_compares_with_before() -> None:

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from bot.gate.content.facts import FileFacts
 
-FACTS_VERSION = 3  # 3: duplicate mapping keys are invalid-yaml
+FACTS_VERSION = 4  # 3: duplicate mapping keys are invalid-yaml; 4: object digests
 
 
 def cache_key(oid: str) -> str:

@@ -2,7 +2,8 @@
 
 Facts are a pure function of a file's bytes, so they are cached by blob id (content-addressed)
 and shared across checks and, later, across worker processes. Only small, plain data is kept:
-identities, SOPS markers, kustomization fields, CRD facts and values-file references.
+identities, SOPS markers, kustomization fields, CRD facts, values-file references and each
+object's digest.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bot.gate.content.digest import document_digest
 from bot.gate.content.kustomize import (
     KustomizationFacts,
     kustomization_facts,
@@ -45,6 +47,9 @@ class ObjectFacts:
     values_files: tuple[str, ...] = ()
     # Argo CD ``spec.source(s)[].path``: what its value files are relative to.
     source_paths: tuple[str, ...] = ()
+    # SHA-256 of the document's canonical JSON (approval fingerprints): computed here, once per
+    # blob, so it is cached with the rest of the facts.
+    digest: str = ""
 
     @property
     def group(self) -> str:
@@ -132,6 +137,7 @@ def _document(value: object, line: int) -> DocFacts:
         crd=_crd(value, api_version, kind),
         values_files=_values_files(value, api_version, kind),
         source_paths=_argo_source_paths(value, api_version, kind),
+        digest=document_digest(value),
     )
     return DocFacts(DocKind.KRM, line, obj=obj)
 

@@ -34,3 +34,13 @@ def object_identity(
     if scope == CLUSTER:
         return (obj.group, obj.kind, "", name)
     return (obj.group, obj.kind, set_by_kustomization or obj.namespace or "", name)
+
+
+def identity_text(identity: Identity) -> str:
+    """The one way an identity is written where people and approvals read it:
+    ``Kind.group namespace/name``, the core group's kinds without ``.group`` and a
+    cluster-scoped object's namespace as ``_`` (as comment commands name it):
+    ``Deployment.apps web/frontend``, ``ConfigMap web/settings``, ``Namespace _/web``."""
+    group, kind, namespace, name = identity
+    shown_kind = f"{kind}.{group}" if group else kind
+    return f"{shown_kind} {namespace or '_'}/{name}"

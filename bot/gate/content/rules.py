@@ -21,7 +21,7 @@ from bot.gate.fixes import (
     sops_reencrypt_command,
 )
 from bot.gate.policy import TargetPolicy
-from bot.gate.report import Issue
+from bot.gate.report import Issue, ManagedObject
 from bot.gate.structural import StructuralResult
 from bot.ignore.rules import IGNORE_FILE
 from bot.paths import basename, display_path, join, relative_to
@@ -53,6 +53,7 @@ class _Managed:
     where: dict[Identity, tuple[str, int]] = field(default_factory=dict)
     placements: dict[str, Identity] = field(default_factory=dict)
     records: dict[tuple[str, str, str], TypeRecord] = field(default_factory=dict)
+    objects: list[ManagedObject] = field(default_factory=list)
 
     def record(self, obj: ObjectFacts) -> TypeRecord:
         key = (obj.group, obj.version, obj.kind)
@@ -62,7 +63,13 @@ class _Managed:
         return found
 
 
-def check_content(inp: ContentInput) -> list[Issue]:
+@dataclass(frozen=True, slots=True)
+class ContentResult:
+    issues: list[Issue]
+    managed: tuple[ManagedObject, ...]  # each identity once, where it is first defined
+
+
+def check_content(inp: ContentInput) -> ContentResult:
     issues: list[Issue] = []
     managed = _Managed(inp.registry)
     for path, size in inp.too_large.items():
@@ -83,7 +90,7 @@ def check_content(inp: ContentInput) -> list[Issue]:
         if path in inp.facts and path not in inp.context.context_files:
             issues.extend(_managed_file(path, inp.facts[path], inp, managed))
     issues.extend(_ignored_files(inp, managed))
-    return issues
+    return ContentResult(issues, tuple(managed.objects))
 
 
 def _kustomization(path: str, facts: FileFacts, outside: list[str]) -> list[Issue]:
@@ -231,6 +238,7 @@ def _object(
         )
         return issues
     managed.where[identity] = (path, line)
+    managed.objects.append(ManagedObject(identity, path, line, obj.digest))
     if record.followable and record.resource:
         placement = placement_path(
             inp.target.placement,

@@ -1,0 +1,71 @@
+"""The approvals part of what the forge shows (DESIGN 5.1): the headline when new objects of
+strict targets wait for ``/approve``, and the summary's list of each new object with who
+approved it and at which commit. Pure; every name goes through :mod:`bot.checks.markdown_text`.
+"""
+
+from __future__ import annotations
+
+from bot.approvals.pending import ApprovalStatus
+from bot.checks.markdown_text import (
+    MAX_PATH_SHOWN,
+    escape,
+    inline_path,
+    inline_text,
+    printable,
+    short_sha,
+    shorten,
+)
+
+# The list is clipped on its own, so that a pull request adding thousands of objects leaves
+# room for the issues (the check summary and the comment hold about 60,000 characters).
+MAX_APPROVALS_CHARS = 20_000
+
+
+def waiting_title(status: ApprovalStatus) -> str:
+    """``2 new objects in prod wait for /approve``: the headline GitLab and Gitea show."""
+    count = len(status.waiting)
+    objects = "1 new object" if count == 1 else f"{count} new objects"
+    verb = "waits" if count == 1 else "wait"
+    return f"{objects} in {', '.join(status.waiting_targets)} {verb} for /approve"
+
+
+def _identity(text: str) -> str:
+    shown = shorten(printable(text), MAX_PATH_SHOWN, middle=True)
+    return f"<code>{escape(shown, code=True)}</code>"
+
+
+def approvals_section(status: ApprovalStatus | None) -> list[str]:
+    """Each new object of a strict target, waiting first, as table rows within
+    :data:`MAX_APPROVALS_CHARS`; the rest are counted."""
+    if status is None or not status.objects:
+        return []
+    lines = ["", "### Approvals", ""]
+    if status.waiting:
+        lines += [
+            "New objects in strict targets need approval: someone with the permission "
+            "comments `/approve` on this pull request, which approves exactly these objects "
+            "as they are at this commit.",
+            "",
+        ]
+    else:
+        lines += ["Every new object in a strict target is approved.", ""]
+    lines += ["| Target | Object | Path | Approval |", "| --- | --- | --- | --- |"]
+    rows = [(o, "⏳ waiting for `/approve`") for o in status.waiting]
+    rows += [
+        (o, f"✅ approved by {inline_text('@' + a.approver, 100)} at {short_sha(a.head_sha)}")
+        for o, a in status.approved
+    ]
+    size, shown = 0, 0
+    for obj, state in rows:
+        row = f"| {inline_text(obj.target, 100)} | {_identity(obj.identity)} | "
+        row += f"{inline_path(obj.path)} | {state} |"
+        if size + len(row) + 1 > MAX_APPROVALS_CHARS:
+            break
+        lines.append(row)
+        size += len(row) + 1
+        shown += 1
+    left = len(rows) - shown
+    if left:
+        waiting = max(len(status.waiting) - shown, 0)
+        lines += ["", f"… and {left} more new objects ({waiting} of them waiting), not listed."]
+    return lines

@@ -15,19 +15,21 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from bot.checks.pipeline import CheckServices, report_failure, run_check
-from bot.checks.request import (
-    CheckRequest,
-    MergeBase,
-    Rerun,
-    asks_for_check,
-    pull_request,
-    request_for,
-)
+from bot.checks.pipeline import report_failure, run_check
+from bot.checks.request import CheckRequest, asks_for_check, request_for
 from bot.errors import PermanentForgeError
 from bot.queueing.inprocess import JobRunner
-from bot.webhooks import ChangeRequestEvent, CheckRerequestEvent, PushEvent, event_from_dict
+from bot.webhooks import (
+    ChangeRequestEvent,
+    CheckRerequestEvent,
+    CommentEvent,
+    PushEvent,
+    RequestedActionEvent,
+    event_from_dict,
+)
+from workers.commands import comment_job, requested_action_job
 from workers.context import Adapter, WorkerContext, installed
+from workers.services import check_services, ran_before
 
 log = logging.getLogger("ichor.jobs")
 Summary = dict[str, Any]
@@ -83,7 +85,7 @@ def check_job(context: WorkerContext, forge: str, delivery_id: str, event: objec
         return {**summary, "handled": False, "error": str(exc)}
     request = _request(adapter, forge, delivery_id, event)
     assert request is not None  # asks_for_check said so
-    services = _services(context, adapter, forge, resume=_ran_before(context))
+    services = check_services(context, adapter, forge, resume=ran_before(context))
     result = context.run(run_check(request, services))
     log.info(
         "delivery %s: %s %s at %s: %s %s",
@@ -102,6 +104,8 @@ JOBS: dict[type, Job] = {
     ChangeRequestEvent: check_job,
     PushEvent: check_job,
     CheckRerequestEvent: check_job,
+    CommentEvent: comment_job,
+    RequestedActionEvent: requested_action_job,
 }
 
 ABANDONED_REASON = (
@@ -131,63 +135,3 @@ def abandon_delivery(
 def _request(adapter: Adapter, forge: str, delivery_id: str, event: object) -> CheckRequest | None:
     pull_head_ref = adapter.forge.pull_head_ref
     return request_for(event, forge=forge, delivery_id=delivery_id, pull_head_ref=pull_head_ref)
-
-
-def _ran_before(context: WorkerContext) -> bool:
-    """Whether this job has run before, so its check may exist already. Unknown counts as yes:
-    a wasted look-up is cheap, a second check run is not."""
-    from rq import get_current_job
-
-    job = get_current_job()
-    if job is None or context.attempts is None:
-        return False
-    try:
-        return context.attempts.begin_attempt(job.id) > 1
-    except Exception:
-        log.warning("job %s: cannot count its runs; looking for a check it started", job.id)
-        return True
-
-
-def _services(
-    context: WorkerContext, adapter: Adapter, forge: str, *, resume: bool
-) -> CheckServices:
-    async def resolve(request: CheckRequest) -> CheckRequest:
-        return await _pull_of_rerun(adapter, forge, request)
-
-    settings = context.settings
-    return CheckServices(
-        adapter.forge,
-        adapter.open_tree,
-        heads=context.state.heads,
-        cache=context.cache,
-        registries=context.registries,
-        summary_comment=adapter.summary_comment,
-        details_url=settings.public_url,
-        line_comments=settings.line_comments,
-        line_comment_limit=settings.line_comment_limit,
-        memory=context.state.line_comments,
-        history=context.history,
-        approvals=context.state.approvals,
-        resume=resume,
-        resolve=resolve,
-    )
-
-
-async def _pull_of_rerun(adapter: Adapter, forge: str, request: CheckRequest) -> CheckRequest:
-    """A re-requested check of a pull request's head is compared as its pull request is."""
-    if not isinstance(request.baseline, Rerun):
-        return request
-    for number in request.baseline.pulls:
-        pull = await adapter.forge.get_pull_request(request.repo, number)
-        if pull.head_sha == request.head_sha and pull.base_sha and pull.base_ref:
-            return pull_request(
-                request.repo,
-                request.head_sha,
-                MergeBase(pull.base_sha, pull.base_ref),
-                number,
-                forge=forge,
-                external_id=request.external_id,
-                pull_head_ref=adapter.forge.pull_head_ref,
-                author=pull.author,
-            )
-    return request

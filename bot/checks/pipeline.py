@@ -126,7 +126,7 @@ async def _superseded(request: CheckRequest, heads: HeadReader | None) -> bool:
 
 
 @contextlib.asynccontextmanager
-async def _entered_in_thread(
+async def entered_in_thread(
     manager: AbstractContextManager[TreeSource],
 ) -> AsyncIterator[TreeSource]:
     """A tree source opened and closed off the event loop: opening waits for the mirror's
@@ -157,8 +157,8 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
             request = await services.resolve(request)
         credentials = await forge.git_credentials(request.repo)
         # Git and the gate block: they run off the event loop.
-        async with _entered_in_thread(services.open_tree(request.repo)) as tree:
-            config, request = await asyncio.to_thread(_read_config, tree, credentials, request)
+        async with entered_in_thread(services.open_tree(request.repo)) as tree:
+            config, request = await asyncio.to_thread(read_config, tree, credentials, request)
             if not config.present:
                 log.info("%s: no %s, staying silent", request.repo.full_name, CONFIG_FILE)
                 return CheckResult(CheckStatus.NOT_CONFIGURED)
@@ -171,7 +171,7 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
                 resume=services.resume,
             )
             comparison, strict = await asyncio.to_thread(
-                _compare, tree, credentials, request, config, services
+                compare_revisions, tree, credentials, request, config, services
             )
             touched_lines = await asyncio.to_thread(
                 _touched_lines, tree, comparison, services.line_comments
@@ -292,7 +292,7 @@ def _superseded_output(head_sha: str) -> CheckOutput:
     )
 
 
-def _read_config(
+def read_config(
     tree: TreeSource, credentials: GitCredentials | None, request: CheckRequest
 ) -> tuple[ConfigResult, CheckRequest]:
     """``.ichor.yaml`` from the base (a pull request cannot loosen its own gate), or from the
@@ -318,7 +318,7 @@ def _config_at(repository: GitRepository, rev: str) -> ConfigResult:
         snapshot.close()
 
 
-def _compare(
+def compare_revisions(
     tree: TreeSource,
     credentials: GitCredentials | None,
     request: CheckRequest,

@@ -110,7 +110,9 @@ def request_for(
             forge=forge,
             external_id=delivery_id,
             pull_head_ref=pull_head_ref,
-            author=event.author or None,
+            # GitLab's hook names the user who triggered it, not the merge request's author;
+            # unknown is safer than wrong (the /approve command looks the author up itself).
+            author=None if event.repo.forge == "gitlab" else event.author or None,
         )
     if isinstance(event, PushEvent):
         return _push_request(event, delivery_id)

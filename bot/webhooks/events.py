@@ -93,6 +93,9 @@ class RequestedActionEvent:
     identifier: str
     check_run_id: int
     installation_id: int
+    actor: str  # who pressed it: the command's actor, with the same permission checks
+    actor_is_bot: bool
+    pull_numbers: tuple[int, ...]  # the pull requests the check run belongs to
 
 
 @dataclass(frozen=True, slots=True)

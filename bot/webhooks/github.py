@@ -154,12 +154,17 @@ def _check_run(event_name: str, p: JsonObject) -> Event:
         return ignored(_F, event_name, action, "only rerequested check runs are acted on")
     run = p.obj("check_run")
     if action == "requested_action":
+        sender = p.obj("sender")
+        login = sender.name("login")
         return RequestedActionEvent(
             repo=_repo(p),
             head_sha=run.sha("head_sha"),
             identifier=p.obj("requested_action").text("identifier"),
             check_run_id=run.number("id"),
             installation_id=p.obj("installation").number("id"),
+            actor=login,
+            actor_is_bot=sender.peek("type") == "Bot" or login.endswith("[bot]"),
+            pull_numbers=tuple(pr.number("number") for pr in run.objs("pull_requests")),
         )
     suite = run.opt_obj("check_suite")
     return CheckRerequestEvent(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from bot.checks.request import (
     CheckRequest,
     Commit,
@@ -54,7 +56,10 @@ def test_a_pull_request_fetches_the_head_ref_its_adapter_names() -> None:
     assert got.fetch_refs == ("refs/merge-requests/7/head", "refs/heads/main")
     assert got.baseline == MergeBase(None, "main")  # the base branch's tip, once fetched
     assert (got.pull, got.number, got.external_id) == (f"gitlab:{NAME}:7", 7, "d1")
-    assert got.author == "a"  # whose own /approve does not count
+    # GitLab's hook names who triggered it, not the author: unknown rather than wrong.
+    assert got.author is None
+    github = request(dataclasses.replace(event, repo=ref(ForgeKind.GITHUB)), "github")
+    assert github is not None and github.author == "a"  # whose own /approve does not count
 
 
 def test_only_a_pull_request_names_an_author() -> None:

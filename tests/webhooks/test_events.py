@@ -51,7 +51,7 @@ EVENTS: list[Event] = [
     PushEvent(REPO, "refs/heads/main", "0" * 40, SHA_A, True, False, None, 12),
     CommentEvent(REPO, None, False, "/ichor recheck\n✓ ünïcode", "bot", "991", 5, True),
     CheckRerequestEvent(REPO, SHA_A, None, 118578147, (2, 7), 957387),
-    RequestedActionEvent(REPO, SHA_A, "lgtm|26764", 1494503112, 690857),
+    RequestedActionEvent(REPO, SHA_A, "lgtm|26764", 1494503112, 690857, "octocat", False, (7,)),
     InstallationEvent("added", 957387, "Codertocat", ("a/b", "c/d"), ("e/f",)),
     PingEvent(ForgeKind.GITHUB, None),
     Ignored(
@@ -83,6 +83,7 @@ def test_the_dict_form_is_plain() -> None:
             "clone_url": None,
             "web_url": "https://gl.test/x",
             "default_branch": "main",
+            "installation_id": None,
         },
         "head_sha": SHA_A,
         "check_run_id": None,

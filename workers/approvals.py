@@ -1,0 +1,70 @@
+"""``/approve`` and ``/approve cancel``: record or withdraw an approval, in Redis and in the
+bot's reply, then let the check run again (the command job re-checks once at the end)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from bot.approvals.fingerprints import fingerprints
+from bot.approvals.model import Approval
+from bot.checks.approvals import load_approvals
+from bot.checks.evaluate import evaluate_head
+from bot.checks.request import MergeBase, pull_request
+from bot.commands import approval_replies
+from bot.errors import PermanentForgeError
+from workers.services import check_services
+
+if TYPE_CHECKING:
+    from workers.commands import CommandRun
+
+
+async def approve_head(run: CommandRun) -> None:
+    pull = run.pull
+    if pull is None or pull.head_sha is None or pull.base_ref is None:
+        raise PermanentForgeError(f"{run.repo.full_name}#{run.number}: its head is not known")
+    forge = run.adapter.forge
+    request = pull_request(
+        run.repo,
+        pull.head_sha,
+        MergeBase(pull.base_sha, pull.base_ref),
+        run.number,
+        forge=run.forge,
+        external_id=f"{run.delivery}:approve",
+        pull_head_ref=forge.pull_head_ref,
+        author=pull.author,
+    )
+    services = check_services(run.context, run.adapter, run.forge, resume=False)
+    evaluated = await evaluate_head(request, services)
+    objects = evaluated[1].objects if evaluated is not None else ()
+    if not objects:
+        run.sections.append(approval_replies.nothing_to_approve(pull.head_sha))
+        run.audit("approve", "refused: nothing waits for approval")
+        return
+    store = run.context.state.approvals
+    # Rebuilt from the forge first when Redis has lost them, so recording one keeps the rest.
+    await load_approvals(forge, store, run.repo, run.number, run.pull_key)
+    approval = Approval(
+        run.actor,
+        pull.head_sha,
+        fingerprints(o.object for o in objects),
+        source=run.source,
+    )
+    await asyncio.to_thread(store.record, run.pull_key, approval)
+    run.sections.append(approval_replies.approved(approval, objects))
+    run.recheck = True
+    run.audit("approve", "done")
+
+
+async def withdraw_approval(run: CommandRun) -> None:
+    store = run.context.state.approvals
+    forge = run.adapter.forge
+    await load_approvals(forge, store, run.repo, run.number, run.pull_key)
+    removed = await asyncio.to_thread(store.withdraw, run.pull_key, run.actor)
+    if removed is None:
+        run.sections.append(approval_replies.nothing_to_withdraw(run.actor))
+        run.audit("approve", "refused: no approval to withdraw")
+        return
+    run.sections.append(approval_replies.withdrawn(run.actor, run.source))
+    run.recheck = True
+    run.audit("approve", "done: withdrawn")

@@ -1,0 +1,45 @@
+"""``.ichor.yaml`` as the base branch has it now: what a command's permissions come from.
+
+A pull request cannot loosen its own rules, so commands read the configuration of the branch
+it merges into, at that branch's tip, fetched into the same mirror the checks use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.checks.trees import TreeSource
+from bot.config.schema import ConfigResult, load_config
+from bot.errors import GitStoreError, PermanentForgeError
+from bot.forges.base import GitCredentials, PullRequestRef, RepoRef
+from bot.gate.policy import CONFIG_FILE
+from workers.context import Adapter
+
+
+async def read_base_config(adapter: Adapter, repo: RepoRef, pull: PullRequestRef) -> ConfigResult:
+    if pull.base_ref is None:
+        raise PermanentForgeError(f"{repo.full_name}#{pull.number}: the base branch is not known")
+    credentials = await adapter.forge.git_credentials(repo)
+    manager = adapter.open_tree(repo)
+    # Opening waits for the mirror's lock and may clone: off the event loop, like the checks.
+    tree = await asyncio.to_thread(manager.__enter__)
+    try:
+        return await asyncio.to_thread(_config_at_tip, tree, credentials, pull.base_ref)
+    finally:
+        await asyncio.to_thread(manager.__exit__, None, None, None)
+
+
+def _config_at_tip(
+    tree: TreeSource, credentials: GitCredentials | None, branch: str
+) -> ConfigResult:
+    ref = f"refs/heads/{branch}"
+    tree.fetch(credentials, [ref])
+    tip = tree.fetched_ref(ref)
+    if tip is None:
+        raise GitStoreError(f"the base branch {branch!r} could not be fetched")
+    tree.prefetch_blobs(credentials, tip, [CONFIG_FILE])
+    snapshot = tree.repository().snapshot(tip, [CONFIG_FILE])
+    try:
+        return load_config(snapshot)
+    finally:
+        snapshot.close()

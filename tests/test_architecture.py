@@ -56,6 +56,9 @@ PURE = (
     "bot.checks.request",
     "bot.state.base",
     "bot.state.records",  # the one JSON form of approvals, which the pure markers use
+    "bot.changes.branch",
+    "bot.changes.body",
+    "bot.changes.safety",
     "bot.approvals",
     "bot.approvals.*",
     "bot.web.markdown",

@@ -59,6 +59,7 @@ PURE = (
     "bot.changes.branch",
     "bot.changes.body",
     "bot.changes.safety",
+    "bot.changes.overlay",
     "bot.approvals",
     "bot.approvals.*",
     "bot.web.markdown",

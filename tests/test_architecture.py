@@ -60,6 +60,7 @@ PURE = (
     "bot.changes.body",
     "bot.changes.safety",
     "bot.changes.overlay",
+    "bot.changes.locate",
     "bot.approvals",
     "bot.approvals.*",
     "bot.web.markdown",

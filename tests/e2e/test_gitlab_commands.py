@@ -432,4 +432,8 @@ def test_approvals_lost_by_redis_are_rebuilt_from_the_reply(
             assert f"GET {mr}/notes 200" in scenario.fake.calls_summary()
             (summary,) = scenario.summary(29)
             assert summary["body"].count(APPROVED_BY) == 2
+            (reply,) = [n for n in scenario.replies(29, 0) if MARKER.search(n["body"])]
+            (restored,) = scenario.approvals(29) or ()  # and it is in the store again
+            assert (restored.approver, restored.head_sha) == (MAINTAINER, head)
+            assert restored.reply is not None and restored.reply.endswith(f"#note_{reply['id']}")
             scenario.finish()

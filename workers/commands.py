@@ -205,7 +205,10 @@ def _help(run: CommandRun) -> str:
     config = run.config.config if run.config is not None else None
     targets = [(t.name, t.mode) for t in config.targets] if config is not None else []
     permission = config.commands.min_permission if config is not None else None
-    return help_text(targets, min_permission=permission)
+    text = help_text(targets, min_permission=permission)
+    if run.forge == "gitlab":  # GitLab runs its own /approve quick action first
+        text += "\n\nOn GitLab, write `/ichor approve` and `/ichor approve cancel`."
+    return text
 
 
 def _authorization(run: CommandRun, permission: Permission) -> Authorization:

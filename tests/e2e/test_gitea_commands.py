@@ -60,6 +60,7 @@ class Commands(GiteaScenario):
 
     def __init__(self, fake: FakeGitea, bot: Bot, tmp_path: Path) -> None:
         super().__init__(fake, bot, tmp_path)
+        self.base_sha = ""  # the base commit, once a pull request is open
         for user, permission in ((AUTHOR, "write"), (MAINTAINER, "write"), (READER, "read")):
             fake.set_permission(self.full_name, user, permission)
 
@@ -153,7 +154,8 @@ def commands(fake: FakeGitea, bot: Bot, tmp_path: Path) -> Commands:
 
 
 def reply_calls(c: Commands, number: int, comment: dict[str, Any]) -> list[str]:
-    """What every command job that reads a permission and replies calls, in order."""
+    """What every command job asks first: who the bot is and the pull request, then the eyes
+    reaction on ``comment``."""
     reaction = c.api(f"/issues/comments/{comment['id']}/reactions")
     return [
         "GET /api/v1/user 200",

@@ -114,3 +114,17 @@ def test_member_lookups_can_be_failed(fake: FakeGitLab, client: httpx.Client, st
     assert [client.get(path).status_code for _ in range(3)] == [status, status, 200]
     assert fault.hits == 2
     assert client.get("/api/v4/users", params={"username": "carol"}).status_code == 200
+
+
+def test_a_note_that_would_run_a_quick_action_is_recorded(
+    fake: FakeGitLab, client: httpx.Client
+) -> None:
+    quiet = "`/approve` was not run\n\\/approve\n```\n/approve\n```\n> quoted"
+    assert client.post(f"{MR}/notes", json={"body": quiet}).status_code == 201
+    fake.assert_clean()
+    loud = client.post(f"{MR}/notes", json={"body": "Done.\n/Approve\n/merge now"})
+    assert loud.status_code == 201  # GitLab runs them, and answers as usual
+    assert fake.validation_errors == [
+        f"POST {MR}/notes: the note runs GitLab's /approve quick action as the bot",
+        f"POST {MR}/notes: the note runs GitLab's /merge quick action as the bot",
+    ]

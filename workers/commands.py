@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.checks.pipeline import run_check
 from bot.checks.request import CheckRequest, MergeBase, acted_on, pull_request
@@ -62,24 +63,37 @@ class CommandRun:
     config: ConfigResult | None = None
     sections: list[str] = field(default_factory=list)
     recheck: bool = False
+    resume: bool = False  # the job ran before: the check it started may exist
     results: list[str] = field(default_factory=list)
+    audits: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def pull_key(self) -> str:
         return pull_key(self.forge, self.repo.full_name, self.number)
 
     def audit(self, verb: str, result: str) -> None:
-        trail = AuditTrail(self.context.state.audit, clock=utc_now)
-        trail.record(
-            forge=self.forge,
-            repo=self.repo.full_name,
-            actor=self.actor,
-            verb=verb,
-            result=result,
-            number=self.number,
-            delivery=self.delivery,
-        )
+        """Kept until the commands have run, then written off the event loop (the store is
+        Redis): see :func:`_audited`."""
         self.results.append(f"{verb}: {result}")
+        self.audits.append((verb, result))
+
+
+def _audited(run: CommandRun, work: Coroutine[Any, Any, bool]) -> bool:
+    """Run the commands, then write their audit records, even when the run failed."""
+    try:
+        return run.context.run(work)
+    finally:
+        trail = AuditTrail(run.context.state.audit, clock=utc_now)
+        for verb, result in run.audits:
+            trail.record(
+                forge=run.forge,
+                repo=run.repo.full_name,
+                actor=run.actor,
+                verb=verb,
+                result=result,
+                number=run.number,
+                delivery=run.delivery,
+            )
 
 
 def comment_job(context: WorkerContext, forge: str, delivery_id: str, event: object) -> Summary:
@@ -104,8 +118,9 @@ def comment_job(context: WorkerContext, forge: str, delivery_id: str, event: obj
         event.number,
         event.author,
         event.comment_id,
+        resume=ran_before(context),
     )
-    handled = context.run(_run_comment(run, parsed))
+    handled = _audited(run, _run_comment(run, parsed))
     return {**summary, "handled": handled, "results": run.results}
 
 
@@ -130,9 +145,10 @@ def requested_action_job(
         event.pull_numbers[0],
         event.actor,
         f"check_run:{event.check_run_id}",
+        resume=ran_before(context),
     )
     parsed = ParsedComment((command(1),), (), truncated=False)
-    handled = context.run(_run_commands(run, parsed, react_to=None))
+    handled = _audited(run, _run_commands(run, parsed, react_to=None))
     return {**summary, "handled": handled, "results": run.results}
 
 
@@ -189,7 +205,10 @@ def _help(run: CommandRun) -> str:
     config = run.config.config if run.config is not None else None
     targets = [(t.name, t.mode) for t in config.targets] if config is not None else []
     permission = config.commands.min_permission if config is not None else None
-    return help_text(targets, min_permission=permission)
+    text = help_text(targets, min_permission=permission)
+    if run.forge == "gitlab":  # GitLab runs its own /approve quick action first
+        text += "\n\nOn GitLab, write `/ichor approve` and `/ichor approve cancel`."
+    return text
 
 
 def _authorization(run: CommandRun, permission: Permission) -> Authorization:
@@ -269,6 +288,6 @@ async def _check_again(run: CommandRun) -> None:
     )
     heads = run.context.state.heads
     await asyncio.to_thread(heads.record_head, run.pull_key, pull.head_sha, redelivery=False)
-    services = check_services(run.context, run.adapter, run.forge, resume=ran_before(run.context))
+    services = check_services(run.context, run.adapter, run.forge, resume=run.resume)
     result = await run_check(request, services)
     log.info("%s#%d: checked again: %s", run.repo.full_name, run.number, result.status)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import threading
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import AbstractContextManager
@@ -71,7 +72,9 @@ class WorkerContext:
         runner: asyncio.Runner | None = getattr(self._local, "runner", None)
         if runner is None:
             runner = self._local.runner = asyncio.Runner()
-        return runner.run(coroutine)
+        # In the caller's context variables, not the runner's copy from its first run: RQ's
+        # current job is one, and a later job must not see the first job as its own.
+        return runner.run(coroutine, context=contextvars.copy_context())
 
     def adapter_for(self, forge: str, full_name: str) -> Adapter:
         """The adapter and tree source for a repository: the local forge when the repository is

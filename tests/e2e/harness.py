@@ -137,7 +137,12 @@ class Bot:
             keys += [f"ichor:delivery:{job}", f"rq:job:{job}"]
             keys += list(self.redis.scan_iter(f"rq:results:{job}*"))
         for name in self.repositories:
-            for prefix in ("ichor:heads", "ichor:line-comments"):
+            for prefix in (
+                "ichor:heads",
+                "ichor:line-comments",
+                "ichor:approvals",
+                "ichor:permission",
+            ):
                 keys += list(self.redis.scan_iter(f"{prefix}:*:{name}:*", count=1000))
         if keys:
             self.redis.delete(*keys)

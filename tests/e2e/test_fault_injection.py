@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.gitea_scenario import GiteaScenario
 from tests.e2e.harness import Bot, WorkerProcess, pull_request_payload, running_bot
-from tests.e2e.test_gitea_checks import GiteaScenario
 from tests.e2e.test_github_checks import Scenario as GitHubScenario
 from tests.e2e.test_gitlab_checks import GitLabScenario
 from tests.fakeforge import FakeGitHub

@@ -4,21 +4,15 @@ validated against the flavor's recorded Swagger description) and git over smart 
 
 from __future__ import annotations
 
-import copy
-import json
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.e2e.harness import ROOT, Bot, WorkerRun, running_bot
+from tests.e2e.gitea_scenario import GiteaScenario
+from tests.e2e.harness import Bot, running_bot
 from tests.fakeforge.gitea import FakeGitea
-from tests.support.gitops import SECRET, THREE_PUSHES, base_files, configmap
-from tests.support.gitrepo import WorkRepo
-
-PR_FIXTURE = ROOT / "fixtures/webhooks/gitea/pull_request__synchronized.json"
+from tests.support.gitops import SECRET, THREE_PUSHES, configmap
 
 
 @pytest.fixture(scope="module")
@@ -31,76 +25,6 @@ def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
 def fake(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FakeGitea]:
     with FakeGitea(tmp_path / "forge-git", flavor=request.param) as running:
         yield running
-
-
-def gitea_payload(
-    fake: FakeGitea, full_name: str, number: int, head: str, base: str, fork: str | None = None
-) -> dict[str, Any]:
-    payload: dict[str, Any] = copy.deepcopy(json.loads(PR_FIXTURE.read_text()))
-    owner, name = full_name.split("/")
-    repo = payload["repository"]
-    repo.update(
-        full_name=full_name,
-        name=name,
-        clone_url=fake.clone_url(full_name),
-        html_url=f"{fake.url}/{full_name}",
-        id=6,
-    )
-    repo["owner"]["login"] = owner
-    payload["number"] = number
-    pr = payload["pull_request"]
-    pr["number"] = number
-    pr["head"].update(sha=head, ref="feature", label="feature", repo_id=7 if fork else 6)
-    pr["base"].update(sha=base, ref="main", label="main", repo_id=6)
-    pr["head"]["repo"] = {
-        **copy.deepcopy(repo),
-        "full_name": fork or full_name,
-        "id": 7 if fork else 6,
-    }
-    pr["base"]["repo"] = copy.deepcopy(repo)
-    return payload
-
-
-class GiteaScenario:
-    def __init__(self, fake: FakeGitea, bot: Bot, tmp_path: Path) -> None:
-        self.fake = fake
-        self.bot = bot
-        self.full_name = f"e2e-{uuid.uuid4().hex[:8]}/gitops"
-        bot.repositories.add(self.full_name)
-        self.work = WorkRepo(tmp_path / "work")
-        self.data_dir = tmp_path / "worker-data"
-        fake.add_repo(self.full_name)
-        self.bare = fake.make_bare_repo(self.full_name)
-
-    def base(self, extra: dict[str, str | None] | None = None) -> str:
-        files = base_files()
-        return self.work.commit({**files, **(extra or {})}, "base")
-
-    def pull(self, number: int, head: str, base: str, *, fork: str | None = None) -> dict[str, Any]:
-        self.work.set_ref(f"refs/pull/{number}/head", head)
-        self.work.publish(self.bare)
-        existing = {p["number"] for p in self.fake.pulls(self.full_name)}
-        if number in existing:
-            self.fake.update_pull(self.full_name, number, head_sha=head)
-        else:
-            self.fake.add_pull(self.full_name, number, head_sha=head, base_sha=base, head_repo=fork)
-        return gitea_payload(self.fake, self.full_name, number, head, base, fork)
-
-    def deliver(self, payload: dict[str, Any]) -> None:
-        assert self.bot.post("pull_request", payload, forge=self.fake.flavor) == 202
-
-    def work_once(self) -> WorkerRun:
-        run = self.bot.run_worker(self.fake.env(), self.data_dir)
-        assert run.code == 0, run.log
-        return run
-
-    def states(self, sha: str) -> list[str]:
-        return [s["status"] for s in self.fake.statuses(self.full_name, sha)]
-
-    def summary(self, number: int) -> list[dict[str, Any]]:
-        return [
-            c for c in self.fake.comments(self.full_name, number) if "ichor:summary" in c["body"]
-        ]
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -139,3 +140,24 @@ def test_git_and_the_gate_run_off_the_event_loop(tmp_path: Path) -> None:
     loop_thread, status = asyncio.run(check())
     assert status == "posted"
     assert threads and loop_thread not in threads
+
+
+_JOB: contextvars.ContextVar[str | None] = contextvars.ContextVar("job", default=None)
+
+
+def test_each_run_sees_the_context_variables_of_its_caller(tmp_path: Path) -> None:
+    # RQ keeps the current job in a context variable: the second job of a worker must see
+    # itself there, not the job whose run first created the thread's event loop.
+    context = build_context(Settings(data_dir=tmp_path / "data"), memory_state())
+
+    async def current() -> str | None:
+        return _JOB.get()
+
+    seen: list[str | None] = []
+    for job in ("first", "second"):
+        token = _JOB.set(job)
+        try:
+            seen.append(context.run(current()))
+        finally:
+            _JOB.reset(token)
+    assert seen == ["first", "second"]

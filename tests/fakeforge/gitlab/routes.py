@@ -104,6 +104,14 @@ COMPILED = [
     (name, method, re.compile("/api/v4" + pattern)) for name, (method, pattern, _) in ROUTES.items()
 ]
 INT_PARAMS = ("iid", "note_id", "user_id")
+# Some of GitLab's quick actions: a line of a note that starts with one runs it as the note's
+# author, the bot's user included (GitLab answers 201 all the same, so the fake only records
+# it). The ones that change a merge request, and those the bot's replies could quote.
+QUICK_ACTION = re.compile(
+    r"/(approve|unapprove|merge|close|reopen|draft|ready|rebase|label|unlabel|relabel|assign"
+    r"|unassign|reviewer|title|lock|unlock|submit_review|react|award|shrug|todo|done)(?:\s|$)",
+    re.IGNORECASE,
+)
 GIT_PATH = re.compile(r"/(?P<repo>.+)\.git/(?:info/refs|git-upload-pack|git-receive-pack)")
 
 
@@ -176,10 +184,26 @@ def validate(route: str, params: dict[str, Any], record: list[str], where: str) 
     for name in params:
         if name not in rules:
             record.append(f"{where}: undocumented parameter {name!r} (GitLab ignores it)")
-    _check_lengths(route, params)
+    _check_lengths(route, params, record, where)
 
 
-def _check_lengths(route: str, params: dict[str, Any]) -> None:
+def quick_actions(body: str) -> list[str]:
+    """The quick actions GitLab runs for a note of ``body``: lines that start with one, outside
+    fenced code blocks (an escaped ``\\/approve`` is text)."""
+    found: list[str] = []
+    fence = ""
+    for line in body.split("\n"):
+        mark = line.lstrip(" ")[:3]
+        if mark in ("```", "~~~") and (not fence or mark == fence):
+            fence = "" if fence else mark
+            continue
+        match = QUICK_ACTION.match(line)
+        if not fence and match:
+            found.append(match.group(1).lower())
+    return found
+
+
+def _check_lengths(route: str, params: dict[str, Any], record: list[str], where: str) -> None:
     if route == "post_status":
         if len(str(params.get("description") or "")) > DESCRIPTION_LIMIT:
             raise bad_request("description is too long (maximum is 255 characters)", key="message")
@@ -187,6 +211,8 @@ def _check_lengths(route: str, params: dict[str, Any]) -> None:
         if target is not None and urlsplit(str(target)).scheme not in ("http", "https"):
             raise bad_request("target_url is blocked: Only allowed schemes are http, https")
     if route in ("create_note", "update_note", "create_discussion"):
+        for action in quick_actions(str(params["body"])):
+            record.append(f"{where}: the note runs GitLab's /{action} quick action as the bot")
         if not str(params["body"]).strip():
             raise bad_request("body is empty")
         if len(str(params["body"])) > NOTE_LIMIT:

@@ -1,0 +1,243 @@
+"""What a change request writes (DESIGN 5, 6), decided from the base branch alone: the
+object located by identity, the fields it may set, the edited bytes, and the pull request's
+title and impact. Pure: the engine reads the files, runs the gate on the result and pushes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from bot.changes.body import FieldChange, Impact, ignore_title, object_title
+from bot.changes.branch import change_branch, ignore_branch
+from bot.changes.locate import Located, NotLocated, locate
+from bot.changes.safety import anchored, ignore_pattern_problem
+from bot.checks.markdown_text import inline_path, inline_text
+from bot.config.schema import IchorConfig, Target
+from bot.gate.report import Report
+from bot.ignore.rules import IGNORE_FILE
+from bot.paths import join
+from bot.yaml.documents import parse_yaml
+from bot.yaml.edit import EditError, remove_document, set_or_add_leaf
+
+ObjectVerb = Literal["approve", "reject", "delete"]
+Read = Callable[[str], bytes | None]  # a file at the base, None when there is none
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectChange:
+    verb: ObjectVerb
+    namespace: str | None
+    name: str
+    requester: str
+    kind: str | None = None  # /delete names it; approve and reject use the target's kind
+    fields: tuple[tuple[str, str], ...] = ()
+    reason: str = ""
+    target: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IgnoreChange:
+    pattern: str
+    requester: str
+    target: str | None = None
+    pull_number: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    target: Target
+    branch: str
+    title: str
+    summary: str
+    changes: dict[str, bytes | None] = field(default_factory=dict)  # None: the file goes
+    impact: Impact | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A usage error or a refusal, for the reply; nothing is written."""
+
+    reason: str
+
+
+def branch_of(change: ObjectChange | IgnoreChange, config: IchorConfig) -> str | Refused:
+    """The branch, known before anything is fetched (so the open-PR lookup comes first)."""
+    if isinstance(change, IgnoreChange):
+        target = _one_target(config, change.target)
+        if isinstance(target, Refused):
+            return target
+        return ignore_branch(target.name, change.pull_number)
+    return change_branch(change.verb, change.namespace, change.name)
+
+
+def _one_target(config: IchorConfig, named: str | None) -> Target | Refused:
+    if named is not None:
+        found = [t for t in config.targets if t.name == named]
+        return found[0] if found else Refused(f"there is no target {named!r}")
+    if len(config.targets) == 1:
+        return config.targets[0]
+    names = ", ".join(t.name for t in config.targets)
+    return Refused(f"this repository has several targets ({names}): add `in <target>`")
+
+
+def plan_object(
+    change: ObjectChange, config: IchorConfig, base: Report, read: Read
+) -> Planned | Refused:
+    found = _find(change, config, base)
+    if isinstance(found, Refused):
+        return found
+    target, located = found
+    obj = located.object
+    data = read(obj.path)
+    if data is None:
+        return Refused(f"{obj.path} is not on the base branch")
+    document = _document_at(data, obj.line)
+    if document is None:
+        return Refused(f"{obj.path}: the object's document could not be read again")
+    kind = obj.identity[1]
+    title = object_title(change.verb, kind, change.namespace, change.name)
+    branch = change_branch(change.verb, change.namespace, change.name)
+    try:
+        if change.verb == "delete":
+            edited = remove_document(data, document=document)
+            verb = "removes the file" if edited is None else "removes the object's document"
+            impact = Impact(target.name, (obj.shown,), (obj.path,), verdict="")
+            summary = f"Deletes {_shown(kind, change)}: {verb}."
+            return Planned(target, branch, title, summary, {obj.path: edited}, impact)
+        edits = _approval_edits(change, target)
+        if isinstance(edits, Refused):
+            return edits
+        value = parse_yaml(data).documents[document].value
+        changes: list[FieldChange] = []
+        for path, new in edits:
+            before = _leaf(value, path.split("."))
+            data = set_or_add_leaf(data, document=document, path=path.split("."), value=new)
+            changes.append(FieldChange(path, before, new))
+    except EditError as exc:
+        return Refused(f"{obj.path} cannot be edited: {exc}")
+    impact = Impact(target.name, (obj.shown,), (obj.path,), tuple(changes), verdict="")
+    done = "approved" if change.verb == "approve" else "rejected"
+    summary = f"Marks {_shown(kind, change)} as {done}."
+    return Planned(target, branch, title, summary, {obj.path: data}, impact)
+
+
+def _find(
+    change: ObjectChange, config: IchorConfig, base: Report
+) -> tuple[Target, Located] | Refused:
+    candidates = [t for t in config.targets if change.target in (None, t.name)]
+    if change.target is not None and not candidates:
+        return Refused(f"there is no target {change.target!r}")
+    if change.verb != "delete":
+        candidates = [t for t in candidates if t.approval is not None]
+        if not candidates:
+            return Refused(
+                f"`/{change.verb} <ns>/<name>` needs a target with `approval` in .ichor.yaml"
+            )
+    found: list[tuple[Target, Located]] = []
+    problems: list[str] = []
+    for target in candidates:
+        kind = change.kind if change.verb == "delete" else _approval_kind(target)
+        got = locate(
+            base, kind=kind or "", namespace=change.namespace, name=change.name, target=target.name
+        )
+        if isinstance(got, NotLocated):
+            problems.append(got.message)
+        else:
+            found.append((target, got))
+    if len(found) == 1:
+        return found[0]
+    shown = f"{change.namespace or '_'}/{change.name}"
+    if len(found) > 1:
+        names = ", ".join(t.name for t, _ in found)
+        return Refused(f"{shown} is in several targets ({names}): add `in <target>`")
+    only = problems[0] if len(problems) == 1 else f"no managed object {shown} on the base branch"
+    return Refused(only)
+
+
+def _shown(kind: str, change: ObjectChange) -> str:
+    return inline_text(f"{kind} {change.namespace or '_'}/{change.name}", 300)
+
+
+def _approval_kind(target: Target) -> str | None:
+    return target.approval.kind if target.approval is not None else None
+
+
+def _approval_edits(change: ObjectChange, target: Target) -> list[tuple[str, str]] | Refused:
+    approval = target.approval
+    assert approval is not None  # _find kept only targets with one
+    state = "approved" if change.verb == "approve" else "rejected"
+    edits = [(approval.field, state)]
+    allowed = approval.fields or []
+    for name, value in change.fields:
+        if name not in allowed:
+            listed = ", ".join(allowed) or "none"
+            return Refused(
+                f"{name} is not among the fields target {target.name} lets /approve set "
+                f"(`approval.fields`: {listed})"
+            )
+        edits.append((name, value))
+    if approval.reasonField:
+        if change.verb == "reject":
+            reason = change.reason.strip() or f"rejected by {change.requester}"
+        else:
+            reason = f"approved by {change.requester}"
+        edits.append((approval.reasonField, reason))
+    return edits
+
+
+def _document_at(data: bytes, line: int) -> int | None:
+    for document in parse_yaml(data).documents:
+        if document.line == line and document.error is None:
+            return document.index
+    return None
+
+
+def _leaf(value: object, path: Sequence[str]) -> str | None:
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return None if value is None or isinstance(value, dict | list) else str(value)
+
+
+BOOTSTRAP_IGNORE = """\
+# .gittargetignore: files in this target that the operator does not own.
+#
+# Everything under this folder is mirrored into the cluster and owned by the operator,
+# except what a line below matches. The lines follow .gitignore's rules, relative to this
+# folder: a leading / anchors a pattern here, a trailing / names a folder, * and ** glob.
+# Never ignore a managed object's file: the acceptance gate refuses a pattern that would.
+"""
+
+
+def plan_ignore(
+    change: IgnoreChange, config: IchorConfig, base: Report, read: Read
+) -> Planned | Refused:
+    target = _one_target(config, change.target)
+    if isinstance(target, Refused):
+        return target
+    path = join(target.path, IGNORE_FILE) if target.path not in ("", ".") else IGNORE_FILE
+    existing_bytes = read(path)
+    existing = existing_bytes.decode("utf-8", "replace") if existing_bytes is not None else None
+    text = existing if existing is not None else BOOTSTRAP_IGNORE
+    managed = [m.path for t in base.targets if t.name == target.name for m in t.managed]
+    problem = ignore_pattern_problem(change.pattern, text, managed, target.path)
+    if problem is not None:
+        return Refused(problem)
+    line = anchored(change.pattern)
+    if line in text.splitlines():
+        return Refused(f"{path} already has the line {line!r}")
+    new = text + ("" if not text or text.endswith("\n") else "\n") + line + "\n"
+    verb = "adds" if existing is not None else "creates it with"
+    impact = Impact(target.name, (), (path,), (FieldChange(IGNORE_FILE, None, line),), "")
+    return Planned(
+        target,
+        ignore_branch(target.name, change.pull_number),
+        ignore_title(change.pattern, target.name),
+        f"Ignores {inline_text(line, 300)} in target {inline_text(target.name, 100)}: {verb} "
+        f"the line in {inline_path(path)}.",
+        {path: new.encode()},
+        impact,
+    )

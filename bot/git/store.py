@@ -17,7 +17,7 @@ import re
 import shutil
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from bot.errors import GitStoreError, PermanentForgeError, SnapshotError
@@ -233,6 +233,33 @@ class Mirror:
         except SnapshotError:
             return None
 
+    def git(
+        self,
+        args: Sequence[str],
+        *,
+        stdin: bytes | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> bytes:
+        """``git *args`` in the mirror with every transport forbidden (no lazy fetch);
+        ``env`` adds variables (an index file, an author), never a credential."""
+        self._check_open()
+        return run_local(
+            ["-C", str(self.path), *args],
+            {**self._store.local_env(), **(env or {})},
+            timeout=self._store.timeout,
+            where=str(self.path),
+            stdin=stdin,
+        )
+
+    def network_env(self, credentials: GitCredentials | None) -> dict[str, str]:
+        """The environment of a command that talks to this mirror's forge (a push)."""
+        self._check_open()
+        return self._store.network_env(credentials)
+
+    @property
+    def timeout(self) -> float:
+        return self._store.timeout
+
     def repository(self) -> GitRepository:
         # Reads never fetch: whatever a check reads was prefetched, in one request.
         return GitRepository(self.path, env=self._store.local_env())
@@ -345,6 +372,11 @@ def _file_name(name: str) -> str:
     if len(out) > 160:  # file names stop at 255 bytes; keep it unique with a digest
         out = f"{out[:100]}-{hashlib.sha256(raw).hexdigest()[:40]}"
     return out
+
+
+def is_ref_name(ref: str) -> bool:
+    """Whether ``ref`` is a full ref name git accepts and no option or revision syntax."""
+    return ref.startswith("refs/") and not _BAD_REF.search(ref)
 
 
 def _oid(value: str) -> str:

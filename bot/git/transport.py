@@ -14,9 +14,10 @@ import os
 import re
 import signal
 import subprocess
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from bot.errors import GitStoreError, PermanentForgeError, TransientForgeError
+from bot.errors import GitStoreError, IchorError, PermanentForgeError, TransientForgeError
 from bot.forges.base import GitCredentials
 from bot.forges.redaction import header_forms, scrub, secrets_list
 from bot.git.repository import git_environment
@@ -140,22 +141,57 @@ def run_fetch(
     status, a missing ref or refused authentication a :class:`PermanentForgeError`; anything
     else a :class:`GitStoreError`.
     """
-    code, _, err = _communicate(["git", *args], env, stdin, timeout)
+    result = run_remote(
+        args, env, credentials, action="fetch", timeout=timeout, where=where, stdin=stdin
+    )
+    if result.code != 0:
+        raise remote_failure("fetch", where, result.err)
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteResult:
+    """A finished git command that talked to the forge; both texts already scrubbed."""
+
+    code: int
+    out: str
+    err: str
+
+
+def run_remote(
+    args: list[str],
+    env: dict[str, str],
+    credentials: GitCredentials | None,
+    *,
+    action: str,
+    timeout: float,
+    where: str,
+    stdin: bytes | None = None,
+) -> RemoteResult:
+    """Run ``git *args`` (a ``git <action>``) against the forge; a timeout is a
+    :class:`TransientForgeError`."""
+    code, out, err = _communicate(["git", *args], env, stdin, timeout)
     if code is None:
-        raise TransientForgeError(f"git fetch timed out after {timeout:g}s {where}")
-    if code == 0:
-        return
-    text = scrub(err.decode("utf-8", "replace"), _secrets(credentials))
-    message = f"git fetch failed {where}: {_first_line(text.encode())}"
-    lowered = text.lower()
+        raise TransientForgeError(f"git {action} timed out after {timeout:g}s {where}")
+    secrets = _secrets(credentials)
+    return RemoteResult(
+        code,
+        scrub(out.decode("utf-8", "replace"), secrets),
+        scrub(err.decode("utf-8", "replace"), secrets),
+    )
+
+
+def remote_failure(action: str, where: str, err: str) -> IchorError:
+    """What a failed ``git <action>`` means, from its (scrubbed) stderr; see :func:`run_fetch`."""
+    message = f"git {action} failed {where}: {_first_line(err.encode())}"
+    lowered = err.lower()
     status = _HTTP_STATUS.search(lowered)
     if status and (status.group(1).startswith("5") or status.group(1) in ("408", "429")):
-        raise TransientForgeError(message)
+        return TransientForgeError(message)
     if status or _PERMANENT.search(lowered):
-        raise PermanentForgeError(message)
+        return PermanentForgeError(message)
     if _TRANSIENT.search(lowered):
-        raise TransientForgeError(message)
-    raise GitStoreError(message)
+        return TransientForgeError(message)
+    return GitStoreError(message)
 
 
 def _communicate(

@@ -61,6 +61,7 @@ PURE = (
     "bot.changes.safety",
     "bot.changes.overlay",
     "bot.changes.locate",
+    "bot.changes.plan",
     "bot.approvals",
     "bot.approvals.*",
     "bot.web.markdown",

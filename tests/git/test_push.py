@@ -123,6 +123,7 @@ def test_a_wrong_or_missing_token_is_permanent_and_never_echoed(served: Served) 
     assert served.remote_head(BRANCH) is None
     refused = served.server.requests[requests:]
     assert refused and all(r.status == 401 and not r.authorized for r in refused)
+    assert any(r.query == "service=git-receive-pack" for r in refused)  # pushes need it too
 
 
 def test_a_server_error_is_transient(served: Served) -> None:

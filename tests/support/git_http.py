@@ -1,8 +1,9 @@
 """A real git smart-HTTP server for tests: ``git http-backend`` as a CGI behind a thread.
 
 Serves the bare repositories under ``root`` (``<owner>/<name>.git``) on 127.0.0.1, asks
-``authorize`` about every request's ``Authorization`` header and records every request, so a
-test can count round trips. ``fail_next`` makes the next requests answer 500.
+``authorize`` about every request's ``Authorization`` header (fetches and pushes alike: a
+refused one is a 401 before http-backend runs) and records every request, so a test can count
+round trips. ``fail_next`` makes the next requests answer 500.
 """
 
 from __future__ import annotations

@@ -38,6 +38,7 @@ from bot.state.base import pull_key
 from bot.webhooks import CommentEvent, RequestedActionEvent
 from workers.approvals import approve_head, withdraw_approval
 from workers.base_config import read_base_config
+from workers.changes import change_command
 from workers.context import Adapter, WorkerContext
 from workers.services import check_services, ran_before
 
@@ -65,17 +66,17 @@ class CommandRun:
     recheck: bool = False
     resume: bool = False  # the job ran before: the check it started may exist
     results: list[str] = field(default_factory=list)
-    audits: list[tuple[str, str]] = field(default_factory=list)
+    audits: list[tuple[str, str, str | None]] = field(default_factory=list)
 
     @property
     def pull_key(self) -> str:
         return pull_key(self.forge, self.repo.full_name, self.number)
 
-    def audit(self, verb: str, result: str) -> None:
+    def audit(self, verb: str, result: str, *, pr_url: str | None = None) -> None:
         """Kept until the commands have run, then written off the event loop (the store is
         Redis): see :func:`_audited`."""
         self.results.append(f"{verb}: {result}")
-        self.audits.append((verb, result))
+        self.audits.append((verb, result, pr_url))
 
 
 def _audited(run: CommandRun, work: Coroutine[Any, Any, bool]) -> bool:
@@ -84,8 +85,9 @@ def _audited(run: CommandRun, work: Coroutine[Any, Any, bool]) -> bool:
         return run.context.run(work)
     finally:
         trail = AuditTrail(run.context.state.audit, clock=utc_now)
-        for verb, result in run.audits:
+        for verb, result, pr_url in run.audits:
             trail.record(
+                pr_url=pr_url,
                 forge=run.forge,
                 repo=run.repo.full_name,
                 actor=run.actor,
@@ -261,8 +263,7 @@ async def _one(run: CommandRun, command: Command) -> None:
         elif isinstance(command, ApproveCancel):
             await withdraw_approval(run)
         else:
-            run.sections.append(replies.not_available(verb))
-            run.audit(verb, "refused: change pull requests are not available yet")
+            await change_command(run, command)
     except IchorError as exc:
         log.error("%s#%d: /%s failed: %s", run.repo.full_name, run.number, verb, exc)
         run.sections.append(replies.failed(verb, str(exc)))

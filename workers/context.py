@@ -32,10 +32,11 @@ from bot.state.facts_disk import DirectoryFactsCache
 from bot.web.history import CheckRecorder, history_store
 
 if TYPE_CHECKING:  # imported for real where they are used, on first use
-    from bot.git.store import GitStore
+    from bot.git.store import GitStore, Mirror
 
 T = TypeVar("T")
 OpenTree = Callable[[RepoRef], AbstractContextManager[TreeSource]]
+OpenMirror = Callable[[RepoRef], AbstractContextManager["Mirror"]]
 
 
 class AttemptCounter(Protocol):
@@ -53,6 +54,9 @@ class Adapter:
     forge: ForgeAdapter
     open_tree: OpenTree
     summary_comment: bool
+    # The bare mirror change pull requests are built in and pushed from; None where the bot
+    # cannot push (the local forge).
+    open_mirror: OpenMirror | None = None
 
 
 @dataclass
@@ -90,18 +94,20 @@ class WorkerContext:
 
             github = self._adapter("github", lambda: GitHubForge.from_settings(settings))
             store = self._store(settings.github_url)
-            return Adapter(github, store.open, settings.github_summary_comment)
+            return Adapter(github, store.open, settings.github_summary_comment, store.open)
         if forge == "gitlab":
             from bot.forges.gitlab import GitLabForge
 
             gitlab = self._adapter("gitlab", lambda: GitLabForge.from_settings(settings))
-            return Adapter(gitlab, self._store(settings.gitlab_url).open, True)
+            store = self._store(settings.gitlab_url)
+            return Adapter(gitlab, store.open, True, store.open)
         if forge == "gitea":
             from bot.forges.gitea import GiteaForge
 
             gitea = self._adapter("gitea", lambda: GiteaForge.from_settings(settings))
             assert settings.gitea_url is not None  # from_settings refuses a missing URL
-            return Adapter(gitea, self._store(settings.gitea_url).open, True)
+            store = self._store(settings.gitea_url)
+            return Adapter(gitea, store.open, True, store.open)
         raise PermanentForgeError(f"unknown forge {forge!r}")
 
     def _adapter(self, key: str, build: Callable[[], ForgeAdapter]) -> ForgeAdapter:

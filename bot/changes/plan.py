@@ -170,7 +170,10 @@ def _approval_edits(change: ObjectChange, target: Target) -> list[tuple[str, str
     state = "approved" if change.verb == "approve" else "rejected"
     edits = [(approval.field, state)]
     allowed = approval.fields or []
-    for name, value in change.fields:
+    for written, value in change.fields:
+        # `mode=canary` names `data.mode` when it is the one allowed field ending so.
+        ends = [f for f in allowed if f == written or f.endswith("." + written)]
+        name = ends[0] if len(ends) == 1 else written
         if name not in allowed:
             listed = ", ".join(allowed) or "none"
             return Refused(

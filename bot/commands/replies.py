@@ -38,15 +38,8 @@ def lookup_failed(verb: Verb, actor: str, error: str) -> str:
 
 
 def usage_problems(problems: Sequence[CommandProblem]) -> str:
-    items = "\n".join(f"- line {p.line}: {_plain(p.message)}" for p in problems)
+    items = "\n".join(f"- line {p.line}: {plain(p.message)}" for p in problems)
     return "Some command lines could not be read, so they were not run:\n\n" + items
-
-
-def not_available(verb: Verb) -> str:
-    return (
-        f"`/{verb}` opens a change pull request, which this version of Ichor Bot does not do"
-        " yet; nothing was changed."
-    )
 
 
 def failed(verb: Verb, error: str) -> str:
@@ -63,7 +56,7 @@ def compose(sections: Iterable[str]) -> str | None:
     return body
 
 
-def _plain(text: str) -> str:
+def plain(text: str) -> str:
     """A parser message (already one printable line) with Markdown's active characters made
     literal, so a quoted argument cannot format or mention."""
     return "".join(f"&#{ord(c)};" if c in "\\`*_[]<>&@#|~!" else c for c in text)

@@ -175,6 +175,8 @@ class PullRequestRef:
     base_ref: str | None = None
     author: str | None = None  # the login of who opened it, when the forge says
     state: str | None = None  # "open", "closed" or "merged", when the forge says
+    head_ref: str | None = None  # the branch it comes from
+    from_fork: bool = False  # its head branch lives in another repository
 
 
 @dataclass(frozen=True, slots=True)

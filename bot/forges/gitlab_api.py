@@ -249,6 +249,8 @@ def mr_ref(item: dict[str, Any]) -> PullRequestRef:
         base_ref=item.get("target_branch") or None,
         author=author.get("username") or None,
         state=MR_STATES.get(str(item.get("state"))),
+        head_ref=item.get("source_branch") or None,
+        from_fork=item.get("source_project_id") not in (None, item.get("target_project_id")),
     )
 
 

@@ -63,8 +63,16 @@ def pull_request(item: Any, where: str) -> PullRequestRef:
     """:func:`pull_ref` with who opened the pull request and its state: ``"merged"`` once
     merged (both forges say ``"closed"`` then; GitHub sets ``merged_at``, Gitea ``merged``),
     else ``"open"`` or ``"closed"`` as the forge says."""
+    head, base = side(item, "head"), side(item, "base")
+    head_repo, base_repo = side(head, "repo"), side(base, "repo")
     return dataclasses.replace(
-        pull_ref(item, where), author=pull_author(item), state=pull_state(item)
+        pull_ref(item, where),
+        author=pull_author(item),
+        state=pull_state(item),
+        head_ref=head.get("ref") or None,
+        # A deleted fork leaves head.repo null; its branch is then not found in the base
+        # repository, so a change into it fails there, never lands elsewhere.
+        from_fork=bool(head_repo) and head_repo.get("full_name") != base_repo.get("full_name"),
     )
 
 

@@ -9,11 +9,13 @@ implementation in each module, and a field of :class:`StateStore`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
 from bot.approvals.model import Approval
+from bot.errors import IchorError
 from bot.forges.base import Permission
 
 
@@ -102,6 +104,23 @@ class PermissionCache(Protocol):
 PERMISSION_TTL = 60
 
 
+class LockTimeout(IchorError):
+    """The lock stayed held by someone else for as long as the caller would wait."""
+
+
+class RepoLock(Protocol):
+    def hold(self, key: str, *, ttl: float, wait: float) -> AbstractContextManager[None]:
+        """Hold the lock named ``key`` for the ``with`` block: wait up to ``wait`` seconds
+        for it (else :class:`LockTimeout`); it expires ``ttl`` seconds after it was taken,
+        so ``ttl`` must exceed the longest fetch-build-push."""
+        ...
+
+
+def repo_lock_key(forge: str, full_name: str) -> str:
+    """The key one repository's pushes are serialized under."""
+    return f"{forge}:{full_name}"
+
+
 @dataclass(frozen=True, slots=True)
 class StateStore:
     heads: HeadStore
@@ -109,3 +128,4 @@ class StateStore:
     approvals: ApprovalStore
     audit: AuditLog
     permissions: PermissionCache
+    locks: RepoLock

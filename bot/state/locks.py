@@ -16,12 +16,12 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
-from typing import Protocol
 
 import redis
 
-from bot.errors import IchorError
+from bot.state.base import LockTimeout as LockTimeout  # re-exported: raised here
+from bot.state.base import RepoLock as RepoLock
+from bot.state.base import repo_lock_key as repo_lock_key
 
 log = logging.getLogger("ichor.locks")
 
@@ -35,23 +35,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
-
-
-class LockTimeout(IchorError):
-    """The lock stayed held by someone else for as long as the caller would wait."""
-
-
-class RepoLock(Protocol):
-    def hold(self, key: str, *, ttl: float, wait: float) -> AbstractContextManager[None]:
-        """Hold the lock named ``key`` for the ``with`` block: wait up to ``wait`` seconds
-        for it (else :class:`LockTimeout`); it expires ``ttl`` seconds after it was taken,
-        so ``ttl`` must exceed the longest fetch-build-push."""
-        ...
-
-
-def repo_lock_key(forge: str, full_name: str) -> str:
-    """The key one repository's pushes are serialized under."""
-    return f"{forge}:{full_name}"
 
 
 class _PollingLock:

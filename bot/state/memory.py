@@ -11,6 +11,7 @@ from datetime import datetime
 from bot.approvals.model import Approval
 from bot.forges.base import Permission
 from bot.state.base import PERMISSION_TTL, AuditRecord, StateStore
+from bot.state.locks import MemoryRepoLock
 
 AUDIT_RECORDS_KEPT = 10_000
 
@@ -129,4 +130,5 @@ def memory_state(clock: Callable[[], float] | None = None) -> StateStore:
         MemoryApprovals(),
         MemoryAudit(),
         MemoryPermissions(clock or time.monotonic),
+        MemoryRepoLock(),
     )

@@ -19,6 +19,7 @@ import redis
 from bot.approvals.model import Approval
 from bot.forges.base import Permission
 from bot.state.base import PERMISSION_TTL, AuditRecord, StateStore
+from bot.state.locks import RedisRepoLock
 from bot.state.records import approval_from_dict, approval_to_dict, audit_from_json, audit_to_json
 
 HEAD_SEQUENCE_KEY = "ichor:heads-sequence"
@@ -230,4 +231,5 @@ def redis_state(connection: redis.Redis) -> StateStore:
         RedisApprovals(connection),
         RedisAudit(connection),
         RedisPermissions(connection),
+        RedisRepoLock(connection),
     )

@@ -44,7 +44,16 @@ def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
 class Commands:
     """A strict repository with one pull request, and the comments people write on it."""
 
-    def __init__(self, fake: FakeGitHub, bot: Bot, tmp_path: Path, number: int = 7) -> None:
+    def __init__(
+        self,
+        fake: FakeGitHub,
+        bot: Bot,
+        tmp_path: Path,
+        number: int = 7,
+        *,
+        config: str = STRICT_CONFIG,
+        extra: dict[str, str | None] | None = None,
+    ) -> None:
         self.fake, self.bot, self.number = fake, bot, number
         self.full_name = f"e2e-{uuid.uuid4().hex[:8]}/gitops"
         bot.repositories.add(self.full_name)
@@ -56,10 +65,11 @@ class Commands:
         self.data_dir = tmp_path / "worker-data"
         self.bare = fake.make_bare_repo(self.full_name)
         files: dict[str, str | None] = {
-            ".ichor.yaml": STRICT_CONFIG,
+            ".ichor.yaml": config,
             "clusters/prod/v1/configmaps/web/settings.yaml": configmap("settings"),
             "clusters/staging/v1/configmaps/web/settings.yaml": configmap("settings"),
             "README.md": "hello\n",
+            **(extra or {}),
         }
         self.base = self.work.commit(files, "base")
         self.work.publish(self.bare)
@@ -107,7 +117,7 @@ class Commands:
         repo = payload["repository"]
         clone = self.fake.clone_url(self.full_name)
         repo.update(full_name=self.full_name, name=name, clone_url=clone)
-        repo.update(html_url=clone.removesuffix(".git"))
+        repo.update(html_url=clone.removesuffix(".git"), default_branch="main")
         repo["owner"]["login"] = owner
         payload["issue"]["number"] = self.number
         payload["comment"].update(id=comment["id"], body=body)

@@ -574,13 +574,22 @@ def test_pull_requests_get_find_and_open(fake: FakeGitea) -> None:
 
     got, found, missing, opened, again = run(scenario)
     assert got == PullRequestRef(
-        7, f"{fake.url}/{FULL}/pulls/7", SHA, BASE, "main", author="alice", state="open"
+        7,
+        f"{fake.url}/{FULL}/pulls/7",
+        SHA,
+        BASE,
+        "main",
+        author="alice",
+        state="open",
+        head_ref="feature",
     )
     # By base/head, Gitea names the old closed pull first: the open one comes from the list.
     assert found is not None and found.number == 9
     assert missing is None
     url = f"{fake.url}/{FULL}/pulls/10"
-    assert opened == PullRequestRef(10, url, "f" * 40, BASE, "main", "ichor-bot", "open")
+    assert opened == PullRequestRef(
+        10, url, "f" * 40, BASE, "main", "ichor-bot", "open", head_ref="ichor/new"
+    )
     assert again == opened
     assert fake.calls_summary() == [
         f"GET {API}/pulls/7 200",

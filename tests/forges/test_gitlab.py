@@ -593,6 +593,7 @@ def test_merge_requests(tmp_path: Path, sleeps: Sleeps) -> None:
             base_ref="main",
             author=fake.bot_username,  # the token's user opened it
             state="open",
+            head_ref="ichor/fix",
         )
         assert refs == [expected] * 4
         mrs = f"{API}/merge_requests"

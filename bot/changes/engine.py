@@ -1,0 +1,282 @@
+"""The change engine (DESIGN 6): one change request becomes, exactly once, a pull request on
+the bot's own branch, or a reply saying why not.
+
+Order: the open pull request on that branch is looked up first (found: its URL, and nothing
+is fetched or pushed; a failed lookup is an error, never "none"); then, holding the
+repository's lock, the base branch is fetched, the change planned from its tip, every written
+path checked, the gate run on the result (a change it would refuse is not pushed), the commit
+built in the mirror with no checkout, and pushed once with a lease on the branch's value just
+read. A push that lost a race is tried again once, from a new fetch. Then the pull request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Literal
+
+from bot.changes.body import Impact, Requester, pr_body
+from bot.changes.overlay import overlay
+from bot.changes.plan import (
+    IgnoreChange,
+    ObjectChange,
+    Planned,
+    Refused,
+    branch_of,
+    plan_ignore,
+    plan_object,
+)
+from bot.changes.safety import written_path_problem
+from bot.checks.compare import compare_reports
+from bot.config.schema import ConfigResult, IchorConfig, load_config
+from bot.errors import GitStoreError, IchorError
+from bot.forges.base import ForgeAdapter, GitCredentials, RepoRef
+from bot.gate.codes import Severity
+from bot.gate.content.cache import FactsCache
+from bot.gate.policy import CONFIG_FILE, GatePolicy
+from bot.gate.report import Report
+from bot.gate.run import RegistryCache, run_gate
+from bot.git.commit import GitIdentity, build_commit
+from bot.git.push import PushRaceError, push_branch, remote_branch_head
+from bot.git.snapshot import Snapshot
+from bot.git.store import Mirror
+from bot.ignore.rules import IGNORE_FILE, parse_ignore_file
+from bot.paths import join
+from bot.state.locks import RepoLock, repo_lock_key
+
+log = logging.getLogger("ichor.changes")
+Result = Literal["pr-opened", "pr-existing", "refused", "error"]
+LOCK_TTL = 600.0  # longer than any fetch-build-push; a killed worker's lock expires
+LOCK_WAIT = 300.0
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeRequest:
+    repo: RepoRef
+    forge: str
+    change: ObjectChange | IgnoreChange
+    base_branch: str  # where the pull request goes (the default branch, or a PR's head)
+    requester: Requester
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeOutcome:
+    result: Result
+    pull_request_url: str | None = None
+    branch: str | None = None
+    reason: str | None = None
+
+    @property
+    def created(self) -> bool:
+        return self.result == "pr-opened"
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeServices:
+    forge: ForgeAdapter
+    open_mirror: Callable[[RepoRef], AbstractContextManager[Mirror]]
+    lock: RepoLock
+    author: GitIdentity
+    cache: FactsCache | None = None
+    registries: RegistryCache | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Pushed:
+    planned: Planned
+    verdict: str
+
+
+async def open_change(request: ChangeRequest, services: ChangeServices) -> ChangeOutcome:
+    """Raises ForgeErrors for the caller to report (and retry when transient)."""
+    forge = services.forge
+    credentials = await forge.git_credentials(request.repo)
+    branch: str | Refused | None = None
+    if isinstance(request.change, ObjectChange) or request.change.target is not None:
+        branch = _branch_without_config(request.change)
+    else:  # /ignore without `in <target>`: the one target is in the configuration
+        config = await asyncio.to_thread(_read_base_config, request, services, credentials)
+        branch = branch_of(request.change, config)
+    if isinstance(branch, Refused):
+        return ChangeOutcome("refused", reason=branch.reason)
+    found = await forge.find_pull_request(request.repo, branch, request.base_branch)
+    if found is not None:
+        return ChangeOutcome("pr-existing", found.url, branch)
+    done = await _pushed_once_retried(request, services, credentials)
+    if isinstance(done, Refused):
+        return ChangeOutcome("refused", branch=branch, reason=done.reason)
+    planned = done.planned
+    impact = planned.impact or Impact(planned.target.name, (), tuple(planned.changes))
+    body = pr_body(
+        planned.summary,
+        request.requester,
+        Impact(impact.target, impact.objects, impact.paths, impact.fields, done.verdict),
+    )
+    pull = await forge.open_pull_request(
+        request.repo, head=planned.branch, base=request.base_branch, title=planned.title, body=body
+    )
+    return ChangeOutcome("pr-opened", pull.url, planned.branch)
+
+
+async def _pushed_once_retried(
+    request: ChangeRequest, services: ChangeServices, credentials: GitCredentials | None
+) -> _Pushed | Refused:
+    try:
+        return await asyncio.to_thread(_build_and_push, request, services, credentials)
+    except PushRaceError as exc:
+        log.warning("%s: %s; trying again from a new fetch", request.repo.full_name, exc)
+    try:
+        return await asyncio.to_thread(_build_and_push, request, services, credentials)
+    except PushRaceError as exc:
+        raise GitStoreError(f"the branch kept moving while it was pushed: {exc}") from exc
+
+
+def _branch_without_config(change: ObjectChange | IgnoreChange) -> str | Refused:
+    from bot.changes.branch import change_branch, ignore_branch
+
+    if isinstance(change, IgnoreChange):
+        assert change.target is not None
+        return ignore_branch(change.target, change.pull_number)
+    return change_branch(change.verb, change.namespace, change.name)
+
+
+def _read_base_config(
+    request: ChangeRequest, services: ChangeServices, credentials: GitCredentials | None
+) -> IchorConfig:
+    with services.open_mirror(request.repo) as mirror:
+        tip = _fetch_tip(mirror, credentials, request.base_branch)
+        return _config(mirror, credentials, tip)
+
+
+def _fetch_tip(mirror: Mirror, credentials: GitCredentials | None, branch: str) -> str:
+    ref = f"refs/heads/{branch}"
+    mirror.fetch(credentials, [ref])
+    tip = mirror.fetched_ref(ref)
+    if tip is None:
+        raise GitStoreError(f"the branch {branch!r} could not be fetched")
+    return tip
+
+
+def _config(mirror: Mirror, credentials: GitCredentials | None, tip: str) -> IchorConfig:
+    mirror.prefetch_blobs(credentials, tip, [CONFIG_FILE])
+    snapshot = mirror.repository().snapshot(tip, [CONFIG_FILE])
+    try:
+        result: ConfigResult = load_config(snapshot)
+    finally:
+        snapshot.close()
+    if result.config is None:
+        why = "; ".join(i.message for i in result.issues[:3]) or "it is missing"
+        raise IchorError(f".ichor.yaml on {tip[:12]} cannot be used: {why}")
+    return result.config
+
+
+def _build_and_push(
+    request: ChangeRequest, services: ChangeServices, credentials: GitCredentials | None
+) -> _Pushed | Refused:
+    key = repo_lock_key(request.forge, request.repo.full_name)
+    with (
+        services.lock.hold(key, ttl=LOCK_TTL, wait=LOCK_WAIT),
+        services.open_mirror(request.repo) as mirror,
+    ):
+        tip = _fetch_tip(mirror, credentials, request.base_branch)
+        config = _config(mirror, credentials, tip)
+        policy = config.gate_policy()
+        # Only what the gate reads: in a blob-less mirror, listing a blob's size fetches it.
+        paths = [CONFIG_FILE, *(t.path for t in policy.targets)]
+        paths += [t.capabilities for t in policy.targets if t.capabilities]
+        mirror.prefetch_blobs(credentials, tip, paths)
+        snapshot = mirror.repository().snapshot(tip, paths)
+        try:
+            return _plan_check_push(
+                request, services, credentials, mirror, snapshot, tip, config, policy
+            )
+        finally:
+            snapshot.close()
+
+
+def _plan_check_push(
+    request: ChangeRequest,
+    services: ChangeServices,
+    credentials: GitCredentials | None,
+    mirror: Mirror,
+    snapshot: Snapshot,
+    tip: str,
+    config: IchorConfig,
+    policy: GatePolicy,
+) -> _Pushed | Refused:
+    base = _gate(snapshot, policy, services)
+
+    def read(path: str) -> bytes | None:
+        entry = snapshot.get(path)
+        return entry.read() if entry is not None else None
+
+    change = request.change
+    planned = (
+        plan_ignore(change, config, base, read)
+        if isinstance(change, IgnoreChange)
+        else plan_object(change, config, base, read)
+    )
+    if isinstance(planned, Refused):
+        return planned
+    target = planned.target
+    ignore_text = read(join(target.path, IGNORE_FILE) if target.path else IGNORE_FILE)
+    matcher = (
+        parse_ignore_file(ignore_text.decode("utf-8", "replace")).matcher if ignore_text else None
+    )
+    for path in planned.changes:
+        shadowed = None if path.endswith("/" + IGNORE_FILE) or path == IGNORE_FILE else matcher
+        problem = written_path_problem(path, target.path, shadowed)
+        if problem is not None:
+            return Refused(problem)
+    narrowed = GatePolicy(
+        tuple(t for t in policy.targets if t.name == target.name), policy.max_yaml_bytes
+    )
+    after = _gate(overlay(snapshot, planned.changes), narrowed, services)
+    before = Report(
+        base.revision, base.config_issues, tuple(t for t in base.targets if t.name == target.name)
+    )
+    compared = compare_reports(
+        after,
+        before,
+        head_sha=tip,
+        base_sha=tip,
+        touched={target.name},
+        changed_paths=tuple(planned.changes),
+    )
+    # Warnings (an ignore pattern nothing matches yet) never stop a change; errors do.
+    new = [i for t in compared.targets for i in t.new_issues if i.severity is Severity.ERROR]
+    if new:
+        codes = ", ".join(sorted({str(i.kind) for i in new}))
+        return Refused(f"the gate would refuse the result ({len(new)} new issues: {codes})")
+    commit = build_commit(
+        mirror,
+        parent=tip,
+        changes=planned.changes,
+        message=_message(planned, request.requester),
+        author=services.author,
+    )
+    expected = remote_branch_head(mirror, credentials, planned.branch)
+    push_branch(mirror, credentials, commit=commit, branch=planned.branch, expected=expected)
+    verdict = (
+        "accepted"
+        if all(t.verdict == "accepted" for t in after.targets)
+        else ("refused, as it already was at the base; the change adds no issue")
+    )
+    return _Pushed(planned, verdict)
+
+
+def _message(planned: Planned, requester: Requester) -> str:
+    """The title, the summary, and who asked as a trailer (the bot is the author)."""
+    asked = f"{requester.login} (change API)" if requester.via_api else requester.login
+    lines = [planned.title, "", planned.summary, ""]
+    if requester.link:
+        lines.append(f"Requested-in: {requester.link}")
+    lines.append(f"Requested-by: {' '.join(asked.split())}")
+    return "\n".join(lines)
+
+
+def _gate(snapshot: Snapshot, policy: GatePolicy, services: ChangeServices) -> Report:
+    return run_gate(snapshot, policy, cache=services.cache, registries=services.registries)

@@ -259,13 +259,35 @@ def _plan_check_push(
         author=services.author,
     )
     expected = remote_branch_head(mirror, credentials, planned.branch)
-    push_branch(mirror, credentials, commit=commit, branch=planned.branch, expected=expected)
+    if expected is not None and _same_change(mirror, credentials, planned.branch, expected, commit):
+        # Another worker pushed this very change while we waited for the lock: its pull
+        # request is the one (open_pull_request finds it), and nothing is pushed again.
+        log.info("%s: %s already holds this change", request.repo.full_name, planned.branch)
+    else:
+        push_branch(mirror, credentials, commit=commit, branch=planned.branch, expected=expected)
     verdict = (
         "accepted"
         if all(t.verdict == "accepted" for t in after.targets)
         else ("refused, as it already was at the base; the change adds no issue")
     )
     return _Pushed(planned, verdict)
+
+
+def _same_change(
+    mirror: Mirror, credentials: GitCredentials | None, branch: str, there: str, ours: str
+) -> bool:
+    """Whether the branch's commit ``there`` is ours but for its dates: same tree, same parent."""
+    mirror.fetch(credentials, [f"refs/heads/{branch}"], want=[there])
+
+    def of(rev: str) -> str:
+        return mirror.git(["rev-parse", "--verify", rev]).decode().strip()
+
+    try:
+        return of(f"{there}^{{tree}}") == of(f"{ours}^{{tree}}") and of(f"{there}^") == of(
+            f"{ours}^"
+        )
+    except GitStoreError:  # a root commit, or not there after all: not ours
+        return False
 
 
 def _message(planned: Planned, requester: Requester) -> str:

@@ -48,6 +48,15 @@ Summary = dict[str, object]
 BUTTONS: dict[str, type[ApproveHead] | type[Recheck]] = {"approve": ApproveHead, "recheck": Recheck}
 
 
+@dataclass(frozen=True, slots=True)
+class _Audit:
+    verb: str
+    result: str
+    pr_url: str | None
+    target: str | None
+    object: str | None
+
+
 @dataclass
 class CommandRun:
     """One comment's (or one button's) commands, and what running them produced."""
@@ -66,7 +75,7 @@ class CommandRun:
     recheck: bool = False
     resume: bool = False  # the job ran before: the check it started may exist
     results: list[str] = field(default_factory=list)
-    audits: list[tuple[str, str, str | None]] = field(default_factory=list)
+    audits: list[_Audit] = field(default_factory=list)
 
     @property
     def pull_key(self) -> str:
@@ -88,11 +97,19 @@ class CommandRun:
             author=pull.author,
         )
 
-    def audit(self, verb: str, result: str, *, pr_url: str | None = None) -> None:
+    def audit(
+        self,
+        verb: str,
+        result: str,
+        *,
+        pr_url: str | None = None,
+        target: str | None = None,
+        object: str | None = None,
+    ) -> None:
         """Kept until the commands have run, then written off the event loop (the store is
         Redis): see :func:`_audited`."""
         self.results.append(f"{verb}: {result}")
-        self.audits.append((verb, result, pr_url))
+        self.audits.append(_Audit(verb, result, pr_url, target, object))
 
 
 def _audited(run: CommandRun, work: Coroutine[Any, Any, bool]) -> bool:
@@ -101,14 +118,16 @@ def _audited(run: CommandRun, work: Coroutine[Any, Any, bool]) -> bool:
         return run.context.run(work)
     finally:
         trail = AuditTrail(run.context.state.audit, clock=utc_now)
-        for verb, result, pr_url in run.audits:
+        for entry in run.audits:
             trail.record(
-                pr_url=pr_url,
+                pr_url=entry.pr_url,
+                target=entry.target,
+                object=entry.object,
                 forge=run.forge,
                 repo=run.repo.full_name,
                 actor=run.actor,
-                verb=verb,
-                result=result,
+                verb=entry.verb,
+                result=entry.result,
                 number=run.number,
                 delivery=run.delivery,
             )

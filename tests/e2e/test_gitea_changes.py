@@ -361,6 +361,11 @@ def test_ignore_on_a_same_repository_pull_request_goes_into_its_branch(pr: Chang
     ignore = "clusters/prod/.gittargetignore"
     assert pr.git("diff", "--name-only", pr.head, branch) == ignore
     assert pr.git("show", f"{branch}:{ignore}") + "\n" == BOOTSTRAP_IGNORE + "/notes.txt\n"
+    pr.ask("/ignore notes.txt in prod")  # found by its head and the pull request's branch
+    assert pr.replies()[-1].startswith(
+        f"A pull request for this `/ignore` is already open: {pull['html_url']} "
+    )
+    assert pr.pushes() == 1 and pr.ichor_pulls() == [pull]
     pr.done()
 
 

@@ -51,6 +51,7 @@ from bot.yaml.edit_text import (
     confined,
     decode,
     encode,
+    hunks,
     rebuilt,
 )
 
@@ -266,7 +267,7 @@ class _Edit:
                     return set_lines(lines, spot, step.value, self.layout)
 
         expected = _applied(self.expected["gate"], self.document, step)
-        text = self._first_good(step, allowed, expected, fallback)
+        text = self._best(step, allowed, expected, fallback)
         for name, values in self.expected.items():
             self.expected[name] = (
                 expected if name == "gate" else _applied(values, self.document, step)
@@ -274,28 +275,37 @@ class _Edit:
         self.text = text
         self._load()
 
-    def _first_good(
+    def _best(
         self,
         step: _Step,
         allowed: Allowed,
         expected: list[object],
         fallback: Callable[[], list[str]],
     ) -> EditText:
-        """The round trip's result if it is right, else the line edit's; EditError if neither."""
+        """The round trip's result and the line edit's, each kept only when it changes no other
+        line and reads as intended; the one that changes fewer characters wins, the round
+        trip's on a tie (it may, say, re-space a comment on the line it changes)."""
         assert self.root is not None
         lines = self.text.lines
+        good: list[EditText] = []
         tried = roundtrip(lines, self.root, step.kind, step.path, step.value, self.layout)
         if tried is not None and confined(lines, tried, allowed):
             text = rebuilt(self.text, tried, allowed)
             if _read_gate_matches(text, expected):
-                return text
-        candidate = fallback()  # its EditError says why the edit cannot be made
-        if not confined(lines, candidate, allowed):  # pragma: no cover - a line edit bug
-            raise EditError(f"changing {dotted(step.path)} would change other lines")
-        text = rebuilt(self.text, candidate, allowed)
-        if not _read_gate_matches(text, expected):
-            raise EditError(f"changing {dotted(step.path)} would not read back as intended")
-        return text
+                good.append(text)
+        try:
+            candidate = fallback()
+        except EditError:
+            if good:
+                return good[0]
+            raise  # its message says why the edit cannot be made
+        if confined(lines, candidate, allowed):
+            text = rebuilt(self.text, candidate, allowed)
+            if _read_gate_matches(text, expected):
+                good.append(text)
+        if not good:
+            raise EditError(f"{dotted(step.path)} cannot be changed without changing other lines")
+        return min(good, key=lambda text: _changed_size(lines, text.lines))  # stable: ties to [0]
 
     def finish(self) -> bytes:
         """The new bytes, once every parser that read the old file reads them as intended."""
@@ -335,6 +345,23 @@ _READERS: Final[dict[str, Reader]] = {
     "PyYAML safe_load_all": _read_libyaml,
     "ruamel.yaml safe": _read_ruamel,
 }
+
+
+def _changed_size(old: Sequence[str], new: Sequence[str]) -> int:
+    """About how many characters an edit changes: per hunk, what its common prefix and suffix
+    leave (a re-spaced comment counts, an untouched key does not)."""
+    size = 0
+    for _, i1, i2, j1, j2 in hunks(old, new):
+        before, after = "\n".join(old[i1:i2]), "\n".join(new[j1:j2])
+        limit = min(len(before), len(after))
+        head = 0
+        while head < limit and before[head] == after[head]:
+            head += 1
+        tail = 0
+        while tail < limit - head and before[-1 - tail] == after[-1 - tail]:
+            tail += 1
+        size += len(before) + len(after) - 2 * (head + tail)
+    return size
 
 
 def _read_gate_matches(text: EditText, expected: list[object]) -> bool:

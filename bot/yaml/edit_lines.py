@@ -53,6 +53,15 @@ def allowed_delete(spot: Spot, lines: Sequence[str]) -> Allowed:
     return Allowed(spot.first_line, end_line(spot, lines) + 1)
 
 
+def quote_style(node: Node) -> str:
+    """How the old value quotes its strings: its own style, or the one all its items share."""
+    if isinstance(node, ScalarNode):
+        return node.style if node.style in ("'", '"') else ""
+    items = [v for _, v in node.value] if isinstance(node, MappingNode) else list(node.value)
+    styles = {v.style or "" for v in items if isinstance(v, ScalarNode)}
+    return styles.pop() if len(styles) == 1 and len(items) > 0 else ""
+
+
 def is_null(node: Node) -> bool:
     return isinstance(node, ScalarNode) and node.tag == _NULL
 
@@ -62,13 +71,15 @@ def is_null(node: Node) -> bool:
 
 def set_lines(lines: Sequence[str], spot: Spot, value: object, layout: Layout) -> list[str]:
     node = spot.node
-    style = node.style if isinstance(node, ScalarNode) and node.style in ("'", '"') else ""
+    # Strings keep the quoting of what they replace: a scalar's, or the old collection's items'.
+    collection = isinstance(value, Mapping | list)
+    style = quote_style(node) if collection != isinstance(node, ScalarNode) else ""
     in_flow = spot.parent is not None and is_flow(spot.parent)
-    keep_flow = is_flow(node) and isinstance(value, Mapping | list)
-    inline = inline_text(value, flow=in_flow or keep_flow, style=style or "")
+    keep_flow = is_flow(node) and collection
+    inline = inline_text(value, flow=in_flow or keep_flow, style=style)
     if inline is not None:
         return _set_inline(lines, spot, inline)
-    return _set_block(lines, spot, value, layout)
+    return _set_block(lines, spot, value, layout, style)
 
 
 def _set_inline(lines: Sequence[str], spot: Spot, text: str) -> list[str]:
@@ -108,20 +119,22 @@ def _after_colon(lines: Sequence[str], key: Node, text: str) -> str:
     raise EditError(f"line {key.end_mark.line + 1} holds more than the key it should change")
 
 
-def _set_block(lines: Sequence[str], spot: Spot, value: object, layout: Layout) -> list[str]:
+def _set_block(
+    lines: Sequence[str], spot: Spot, value: object, layout: Layout, style: str
+) -> list[str]:
     node, key = spot.node, spot.key
     last = end_line(spot, lines)
     start = node.start_mark
     is_list = isinstance(value, list)
     if key is None:  # a sequence item or the whole document: written where the old one starts
-        block = block_lines(value, start.column, layout)
+        block = block_lines(value, start.column, layout, style)
         block[0] = lines[start.line][: start.column] + block[0][start.column :]
         return _splice(lines, start.line, last, block)
     if isinstance(node, MappingNode | SequenceNode) and not is_flow(node):
         same_kind = isinstance(node, SequenceNode) == is_list
         step = layout.offset if is_list else layout.mapping
         column = _first_column(node) if same_kind else key.start_mark.column + step
-        return _splice(lines, start.line, last, block_lines(value, column, layout))
+        return _splice(lines, start.line, last, block_lines(value, column, layout, style))
     row = key.end_mark.line
     colon = colon_after(key, lines)
     if is_empty(node):
@@ -132,7 +145,7 @@ def _set_block(lines: Sequence[str], spot: Spot, value: object, layout: Layout) 
         tail = lines[node.end_mark.line][node.end_mark.column :]
     head = lines[row][: colon + 1] + _comment(tail)
     step = layout.offset if is_list else layout.mapping
-    block = block_lines(value, key.start_mark.column + step, layout)
+    block = block_lines(value, key.start_mark.column + step, layout, style)
     return _splice(lines, row, last, [head, *block])
 
 

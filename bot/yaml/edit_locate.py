@@ -1,9 +1,9 @@
 """Where things are in a file being edited: its documents' lines and the node at a path.
 
 libyaml's composer gives every node its start and end (0-based line, column in characters);
-its events say which documents have a ``---`` or ``...`` marker. A document owns the lines from
-its own ``---`` (or from the end of the one before) up to the next one's; comments above the
-first ``---`` belong to the file, not to its first document.
+its events say which documents start with a ``---``. A document owns the lines from its own
+``---`` up to the next one's (so a ``...`` and the comments after its content go with it);
+comments above the first ``---`` belong to the file, not to its first document.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ _LAYOUT_SCAN: Final = 50_000  # nodes looked at to guess the file's indentation
 @dataclass(frozen=True, slots=True)
 class Doc:
     root: Node
-    start: int  # first line it owns: its `---`, or where the one before it ended
+    start: int  # first line it owns: its `---` (0 for a first document without one)
     stop: int  # first line it does not own
 
 
@@ -48,32 +48,24 @@ def read_structure(text: str, line_count: int) -> list[Doc]:
     """The documents of ``text`` with the lines each owns, as libyaml composes them."""
     try:
         roots = list(yaml.compose_all(text, Loader=yaml.CSafeLoader))
-        events = [e for e in yaml.parse(text, Loader=yaml.CSafeLoader) if _is_document(e)]
+        events = [e for e in yaml.parse(text, Loader=yaml.CSafeLoader) if _is_start(e)]
     except yaml.YAMLError as exc:
-        raise EditError(f"the file cannot be read: {str(exc).splitlines()[0]}") from None
+        raise EditError(f"libyaml cannot read the file: {str(exc).splitlines()[0]}") from None
     starts: list[int] = []
-    previous_end: Any = None
     event: Any
     for event in events:
-        if isinstance(event, yaml.DocumentEndEvent):
-            previous_end = event
-            continue
         if event.version or event.tags:
             raise EditError("the file uses YAML directives (%YAML, %TAG); it is not edited")
-        if event.explicit:
-            starts.append(event.start_mark.line)
-        elif previous_end is None:
-            starts.append(0)
-        else:  # an implicit document follows the `...` that ended the one before
-            starts.append(previous_end.end_mark.line + (1 if previous_end.explicit else 0))
+        # libyaml reads a document without `---` only at the start of the stream.
+        starts.append(event.start_mark.line if event.explicit else 0)
     if len(starts) != len(roots):  # pragma: no cover - one start event per composed document
         raise EditError("the file's documents could not be told apart")
     stops = [*starts[1:], line_count][: len(starts)]
     return [Doc(r, a, b) for r, a, b in zip(roots, starts, stops, strict=True)]
 
 
-def _is_document(event: object) -> bool:
-    return isinstance(event, yaml.DocumentStartEvent | yaml.DocumentEndEvent)
+def _is_start(event: object) -> bool:
+    return isinstance(event, yaml.DocumentStartEvent)
 
 
 def dotted(path: Sequence[str]) -> str:

@@ -199,35 +199,42 @@ def same(a: object, b: object) -> bool:
 
 
 def inline_text(value: object, *, flow: bool = False, style: str = "") -> str | None:
-    """The value on one line (a scalar, ``[]``, ``{}``; anything in flow context), else None."""
+    """The value on one line (a scalar, ``[]``, ``{}``; anything in flow context), else None.
+
+    ``style`` is the quoting of the old value, or of the old collection's strings.
+    """
     if isinstance(value, Mapping):
         if not value:
             return "{}"
         if not flow:
             return None
-        pairs = (f"{scalar_text(k, flow=True, key=True)}: {flow_text(v)}" for k, v in value.items())
+        pairs = (
+            f"{scalar_text(k, flow=True, key=True)}: {flow_text(v, style)}"
+            for k, v in value.items()
+        )
         return "{" + ", ".join(pairs) + "}"
     if isinstance(value, list | tuple):
         if not value:
             return "[]"
-        return "[" + ", ".join(flow_text(v) for v in value) + "]" if flow else None
+        return "[" + ", ".join(flow_text(v, style) for v in value) + "]" if flow else None
     return scalar_text(value, flow=flow, style=style)
 
 
-def flow_text(value: object) -> str:
-    text = inline_text(value, flow=True)
+def flow_text(value: object, style: str = "") -> str:
+    text = inline_text(value, flow=True, style=style)
     assert text is not None
     return text
 
 
-def block_lines(value: object, indent: int, layout: Layout) -> list[str]:
-    """A non-empty mapping or list as block lines starting at column ``indent``."""
+def block_lines(value: object, indent: int, layout: Layout, style: str = "") -> list[str]:
+    """A non-empty mapping or list as block lines starting at column ``indent``; ``style`` is
+    the quoting of the strings it replaces, kept for its own strings."""
     pad = " " * indent
     out: list[str] = []
     if isinstance(value, Mapping):
         for k, v in value.items():
             head = f"{pad}{scalar_text(k, key=True)}:"
-            inline = inline_text(v)
+            inline = inline_text(v, style=style if not isinstance(v, Mapping | list) else "")
             if inline is not None:
                 out.append(f"{head} {inline}")
                 continue
@@ -237,7 +244,7 @@ def block_lines(value: object, indent: int, layout: Layout) -> list[str]:
         return out
     assert isinstance(value, Sequence)
     for item in value:
-        inline = inline_text(item)
+        inline = inline_text(item, style=style if not isinstance(item, Mapping | list) else "")
         if inline is not None:
             out.append(f"{pad}- {inline}")
             continue

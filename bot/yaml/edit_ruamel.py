@@ -88,8 +88,8 @@ def _index(node: Any, segment: str) -> Any:
 
 
 def _value(value: object, old: object) -> object:
-    """The new value as ruamel.yaml types: quoted where our rendering quotes it, and in flow
-    style where the old collection was."""
+    """The new value as ruamel.yaml types: quoted where our rendering quotes it (in the old
+    value's style), and in flow style where the old collection was."""
     if isinstance(value, str):
         style = "'" if isinstance(old, SingleQuotedScalarString) else ""
         style = '"' if isinstance(old, DoubleQuotedScalarString) else style
@@ -98,13 +98,18 @@ def _value(value: object, old: object) -> object:
             return SingleQuotedScalarString(value)
         return DoubleQuotedScalarString(value) if text.startswith('"') else value
     flow = isinstance(old, CommentedMap | CommentedSeq) and old.fa.flow_style()
+    # New strings in a collection are quoted as the old one's strings were.
+    items = list(old.values()) if isinstance(old, CommentedMap) else old
+    sample = (
+        next((i for i in items if isinstance(i, str)), None) if isinstance(items, list) else None
+    )
     if isinstance(value, Mapping):
-        new_map = CommentedMap([(k, _value(v, None)) for k, v in value.items()])
+        new_map = CommentedMap([(k, _value(v, sample)) for k, v in value.items()])
         if flow:
             new_map.fa.set_flow_style()
         return new_map
     if isinstance(value, list):
-        new_seq = CommentedSeq([_value(v, None) for v in value])
+        new_seq = CommentedSeq([_value(v, sample) for v in value])
         if flow:
             new_seq.fa.set_flow_style()
         return new_seq

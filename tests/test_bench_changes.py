@@ -27,6 +27,7 @@ def test_two_runs_on_a_small_repository_report_both_ways_and_the_ratio() -> None
     for label in ("bot: comment → pull request opened", "person: clone, edit, commit, push"):
         assert re.search(rf"^{re.escape(label)} +2 +\d+ms +\d+ms$", out, re.M), out
     assert re.search(r"^ratio bot / person: p50 \d+\.\d\dx, p95 \d+\.\d\dx$", out, re.M), out
-    # Read the pull request, react, look for an open change PR, open one, reply (the
-    # commenter's permission is cached since the warm-up).
-    assert "API calls per timed change, the reply included: [5]" in out, out
+    # Read the pull request, react, look for an open change PR, open one, reply; and the
+    # commenter's permission when its answer from the warm-up is over 60 s old.
+    calls = re.search(r"^API calls per timed change, the reply included: \[([\d, ]+)\]", out, re.M)
+    assert calls is not None and {int(c) for c in calls[1].split(",")} <= {5, 6}, out

@@ -77,6 +77,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_ignore.py
 	$(BIN)/python bench/bench_ingress.py
 	$(BIN)/python bench/bench_check.py
+	$(BIN)/python bench/bench_changes.py
 	$(BIN)/python bench/bench_unused_ignore.py
 	$(BIN)/python bench/bench_workers.py
 

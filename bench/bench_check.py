@@ -43,13 +43,17 @@ TOUCHED = "clusters/copy-0/sulibot-home-ops"
 FILES = 20_000
 
 
-def build_work_repo(path: Path) -> tuple[WorkRepo, list[TargetPolicy], str]:
+def build_work_repo(path: Path, limit: int = FILES) -> tuple[WorkRepo, list[TargetPolicy], str]:
+    """Whole copies of the corpora, one target each, until ``limit`` files; a limit below one
+    copy stops at the corpus that reaches it (a small repository for smoke tests)."""
     trees = {name: read_tree(SHARED / name / "tree") for name in CORPORA}
     files: dict[str, bytes] = {}
     targets: list[TargetPolicy] = []
     copy = 0
-    while len(files) < FILES:
+    while len(files) < limit:
         for name, tree in trees.items():
+            if copy == 0 and len(files) >= limit:
+                break
             root = f"clusters/copy-{copy}/{name}"
             targets.append(TargetPolicy(f"c{copy}-{name[:20]}".lower(), root))
             files.update({f"{root}/{p}": data for p, data in tree.items()})

@@ -188,8 +188,9 @@ def _build_and_push(
         rules = request.config_branch
         rules_tip = _fetch_tip(mirror, credentials, rules) if rules is not None else tip
         config = _config(mirror, credentials, rules_tip)
-        policy = config.gate_policy()
-        # Only what the gate reads: in a blob-less mirror, listing a blob's size fetches it.
+        # Only the targets the change can act in are gated (the rest cannot hold its object),
+        # and only what the gate reads is listed: in a blob-less mirror, a size fetches a blob.
+        policy = _candidate_policy(config, request.change)
         paths = [CONFIG_FILE, *(t.path for t in policy.targets)]
         paths += [t.capabilities for t in policy.targets if t.capabilities]
         mirror.prefetch_blobs(credentials, tip, paths)
@@ -200,6 +201,19 @@ def _build_and_push(
             )
         finally:
             snapshot.close()
+
+
+def _candidate_policy(config: IchorConfig, change: ObjectChange | IgnoreChange) -> GatePolicy:
+    """The targets the change may act in: the one named, else every one (a /delete), the
+    ones with ``approval`` (an /approve or /reject), the only one (an /ignore)."""
+    policy = config.gate_policy()
+    names = {t.name for t in config.targets}
+    if change.target is not None:
+        names = {change.target}
+    elif isinstance(change, ObjectChange) and change.verb in ("approve", "reject"):
+        names = {t.name for t in config.targets if t.approval is not None}
+    kept = tuple(t for t in policy.targets if t.name in names)
+    return GatePolicy(kept, policy.max_yaml_bytes)
 
 
 def _plan_check_push(

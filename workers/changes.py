@@ -47,7 +47,7 @@ async def change_command(run: CommandRun, command: ChangeCommand) -> None:
         adapter.forge,
         adapter.open_mirror,
         run.context.state.locks,
-        _identity(login, run.repo),
+        bot_identity(login, run.repo),
         cache=run.context.cache,
         registries=run.context.registries,
     )
@@ -55,7 +55,7 @@ async def change_command(run: CommandRun, command: ChangeCommand) -> None:
         ChangeRequest(run.repo, run.forge, change, base, requester), services
     )
     run.sections.append(_said(verb, outcome))
-    run.audit(verb, _result(outcome), pr_url=outcome.pull_request_url)
+    run.audit(verb, audit_result(outcome), pr_url=outcome.pull_request_url)
 
 
 def _object_change(command: ChangeCommand, actor: str) -> ObjectChange:
@@ -92,7 +92,8 @@ async def _comment_link(run: CommandRun) -> str | None:
     return f"{url}#{anchor}{run.source}"
 
 
-def _identity(login: str, repo: object) -> GitIdentity:
+def bot_identity(login: str, repo: object) -> GitIdentity:
+    """The bot as the author of its commits, at the forge's no-reply address."""
     host = urlsplit(getattr(repo, "git_url", "")).hostname or "localhost"
     return GitIdentity(login, f"{login.replace('[', '').replace(']', '')}@users.noreply.{host}")
 
@@ -119,7 +120,7 @@ def _said(verb: str, outcome: ChangeOutcome) -> str:
     return f"`/{verb}` changed nothing: {replies.plain(outcome.reason or 'refused')}."
 
 
-def _result(outcome: ChangeOutcome) -> str:
+def audit_result(outcome: ChangeOutcome) -> str:
     if outcome.result == "refused":
         return f"refused: {outcome.reason}"
     return outcome.result

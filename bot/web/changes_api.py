@@ -72,6 +72,12 @@ def authenticated(header: str | None, tokens: Sequence[tuple[str, str]]) -> str 
     return found
 
 
+def api_delivery_id(actor: str, key: str) -> str:
+    """The job's delivery id: one per client and key, so clients never share a job (the job
+    id is ``<forge>-<this>``)."""
+    return "api-" + hashlib.sha256(f"{actor}\n{key}".encode()).hexdigest()[:40]
+
+
 class ChangeApi:
     """The routes and what they share: the queue, the budget for bodies, the audit log and a
     small pool for the blocking looks at the job (synchronous Redis)."""
@@ -137,7 +143,7 @@ class ChangeApi:
         digest = request_digest(actor, body)
         if key is None:
             key = f"{digest}:{int(self.clock() // KEY_WINDOW_SECONDS)}"
-        delivery_id = "api-" + hashlib.sha256(f"{actor}\n{key}".encode()).hexdigest()[:40]
+        delivery_id = api_delivery_id(actor, key)
         event = to_event(actor, body, digest)
         queued = QueuedDelivery(body.forge, delivery_id, "change_api", event_to_dict(event))
         outcome = await self.submit(queued)

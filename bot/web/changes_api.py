@@ -149,6 +149,13 @@ class ChangeApi:
         outcome = await self.submit(queued)
         if outcome is Outcome.UNAVAILABLE:
             return _error(503, "the queue is down; retry later")
+        if outcome is Outcome.SPOOLED:  # no worker can answer before the queue is back
+            return _error(
+                504,
+                "the queue is down: the request is kept and runs once it is back; the same "
+                "request again answers with its result",
+                job=queued.job_id,
+            )
         log.info("change API %s from %s: job %s %s", body.verb, actor, queued.job_id, outcome)
         return await self._answer(queued.job_id, digest)
 

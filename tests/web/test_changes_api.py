@@ -14,6 +14,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from starlette.applications import Starlette
 
+from bot.queueing.base import Outcome, QueuedDelivery, QueueUnavailableError
 from bot.web.changes_api import ChangeApi
 from bot.webhooks import ChangeApiEvent, event_from_dict
 from tests.web.changes_stub import APPROVE, CLI, CREATE, UI, StubQueue, api_client, bearer
@@ -276,6 +277,17 @@ def test_a_failed_job_is_502_and_a_silent_worker_504(tmp_path: Path) -> None:
         response = client.post(URL, json=APPROVE, headers=bearer(UI))
     assert response.status_code == 504
     assert response.json()["job"] == queue.jobs[0] and "the job goes on" in response.json()["error"]
+
+
+def test_a_spooled_request_is_504_at_once(tmp_path: Path) -> None:
+    class Down(StubQueue):
+        def submit_many(self, deliveries: list[QueuedDelivery]) -> list[Outcome]:
+            raise QueueUnavailableError("connection refused")
+
+    with api_client(tmp_path, Down(), api_wait_seconds=30) as (client, _, _):
+        response = client.post(URL, json=APPROVE, headers=bearer(UI))
+    assert response.status_code == 504 and "kept" in response.json()["error"]
+    assert len(list((tmp_path / "data" / "spool").iterdir())) == 1  # it runs once Redis is back
 
 
 def test_the_status_pages_basic_auth_leaves_the_api_to_its_tokens(tmp_path: Path) -> None:

@@ -67,6 +67,8 @@ PURE = (
     "bot.web.markdown",
     "bot.commands",
     "bot.commands.*",
+    "bot.onboarding",
+    "bot.onboarding.*",
 )
 # Reads only the data shipped inside the package (the recorded Kubernetes discovery), once:
 # constant input, like the module's own source, so it may use importlib.resources.

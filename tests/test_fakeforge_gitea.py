@@ -1,11 +1,9 @@
 """The fake Gitea/Forgejo: really rejects what its recorded description rejects, on both
-flavors; serves the endpoints the adapter uses; faults; git over HTTP on the same origin."""
+flavors; serves the endpoints the adapter uses; faults. Git over HTTP:
+:mod:`tests.test_fakeforge_gitea_git`."""
 
 from __future__ import annotations
 
-import base64
-import os
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,16 +18,6 @@ FULL = "octo/gitops"
 SHA = "a" * 40
 BASE = "b" * 40
 API = f"/api/v1/repos/{FULL}"
-GIT_ENV = {
-    **os.environ,
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_TERMINAL_PROMPT": "0",
-    "GIT_AUTHOR_NAME": "T",
-    "GIT_AUTHOR_EMAIL": "t@example.invalid",
-    "GIT_COMMITTER_NAME": "T",
-    "GIT_COMMITTER_EMAIL": "t@example.invalid",
-}
 
 
 @pytest.fixture(params=["gitea", "forgejo"])
@@ -330,54 +318,3 @@ def test_wait_for_times_out_with_the_calls(fake: FakeGitea) -> None:
     assert fake.wait_for(lambda: 42) == 42
     with pytest.raises(AssertionError, match="calls"):
         fake.wait_for(lambda: None, timeout=0.05)
-
-
-# ---------------------------------------------------------------------------- git
-
-
-def git(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, env=GIT_ENV, capture_output=True, text=True, check=False
-    )
-
-
-def basic(user: str, password: str) -> str:
-    return "Authorization: Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
-
-
-def test_git_on_the_same_origin_takes_the_token_as_gitea_does(
-    fake: FakeGitea, tmp_path: Path
-) -> None:
-    work = tmp_path / "work"
-    git("init", "-q", "-b", "main", str(work))
-    (work / "a.txt").write_text("a\n")
-    git("add", "a.txt", cwd=work)
-    git("commit", "-q", "-m", "one", cwd=work)
-    head = git("rev-parse", "HEAD", cwd=work).stdout.strip()
-    bare = fake.make_bare_repo(FULL, source=work)
-    git("--git-dir", str(bare), "update-ref", "refs/pull/7/head", head)
-    url = fake.clone_url(FULL)
-    assert url == f"{fake.url}/{FULL}.git" and fake.git_url == fake.url
-    accepted = [
-        fake.basic_auth_header(),
-        basic(fake.token, ""),
-        basic("anyone", fake.token),
-    ]
-    for i, header in enumerate(accepted):
-        done = git("-c", f"http.extraHeader={header}", "clone", "-q", url, str(tmp_path / f"ok{i}"))
-        assert done.returncode == 0, done.stderr
-    fetched = git(
-        "-c",
-        f"http.extraHeader={accepted[0]}",
-        "fetch",
-        "-q",
-        url,
-        "refs/pull/7/head",
-        cwd=tmp_path / "ok0",
-    )
-    assert fetched.returncode == 0, fetched.stderr
-    refused: list[str | None] = [None, basic("x", "wrong"), f"Authorization: token {fake.token}"]
-    for i, wrong in enumerate(refused):
-        extra = ["-c", f"http.extraHeader={wrong}"] if wrong else []
-        assert git(*extra, "clone", "-q", url, str(tmp_path / f"no{i}")).returncode != 0
-    assert fake.calls == []

@@ -331,3 +331,46 @@ def test_git_over_http_serves_merge_request_heads_and_opens_mrs(tmp_path: Path) 
                 f"/api/v4/projects/1/statuses/{'0' * 40}", json={"state": "running"}
             )
             assert missing.json() == {"message": "404 Commit Not Found"}
+
+
+def test_pushes_want_the_token_and_can_be_raced(tmp_path: Path) -> None:
+    work = WorkRepo(tmp_path / "work")
+    base = work.commit({"a.yaml": "a: 1\n"})
+    other = work.commit({"a.yaml": "a: 2\n"})
+    with FakeGitLab(tmp_path / "forge") as fake:
+        fake.add_project(PROJECT, project_id=1)
+        bare = fake.make_bare_repo(PROJECT)
+        work.git("push", "-q", str(bare), f"{base}:refs/heads/main")
+        env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+        env["GIT_TERMINAL_PROMPT"] = "0"
+
+        def push(refspec: str, *config: str) -> subprocess.CompletedProcess[str]:
+            argv = ["git", "-C", str(work.path), *config, "push", "--porcelain"]
+            argv += ["--force-with-lease=refs/heads/topic:", fake.clone_url(PROJECT), refspec]
+            return subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+
+        assert push(f"{other}:refs/heads/topic").returncode != 0  # no token: not even asked
+        refused = [r for r in fake.git.requests if r.query == "service=git-receive-pack"]
+        assert refused and all(r.status == 401 and not r.authorized for r in refused)
+        assert fake.git.posts("git-receive-pack") == []
+
+        header = f"http.extraHeader={fake.basic_auth_header(user='oauth2')}"
+        fake.before_push(lambda: fake.set_branch(PROJECT, "topic", base))  # someone else
+        raced = push(f"{other}:refs/heads/topic", "-c", header)
+        assert raced.returncode != 0 and "[remote rejected]" in raced.stdout
+        assert work.git("--git-dir", str(bare), "rev-parse", "topic") == base
+        assert len(fake.git.posts("git-receive-pack")) == 1
+
+        with httpx.Client(base_url=fake.url, headers={"PRIVATE-TOKEN": fake.token}) as client:
+            data = {"source_branch": "nope", "target_branch": "main", "title": "T"}
+            missing = client.post("/api/v4/projects/1/merge_requests", json=data)
+            assert missing.status_code == 400
+            assert missing.json() == {"message": ["Source branch is invalid"]}
+            data["source_branch"] = "topic"
+            assert client.post("/api/v4/projects/1/merge_requests", json=data).status_code == 201
+            data["description"] = "Fixes it.\n/merge\n"  # GitLab would merge it at once
+            assert client.post("/api/v4/projects/1/merge_requests", json=data).status_code == 409
+        assert fake.validation_errors == [
+            "POST /api/v4/projects/1/merge_requests: the description runs GitLab's /merge quick "
+            "action"
+        ]

@@ -10,9 +10,7 @@ from bot.approvals.fingerprints import fingerprints
 from bot.approvals.model import Approval
 from bot.checks.approvals import load_approvals
 from bot.checks.evaluate import evaluate_head
-from bot.checks.request import MergeBase, pull_request
 from bot.commands import approval_replies
-from bot.errors import PermanentForgeError
 from workers.services import check_services
 
 if TYPE_CHECKING:
@@ -20,25 +18,13 @@ if TYPE_CHECKING:
 
 
 async def approve_head(run: CommandRun) -> None:
-    pull = run.pull
-    if pull is None or pull.head_sha is None or pull.base_ref is None:
-        raise PermanentForgeError(f"{run.repo.full_name}#{run.number}: its head is not known")
+    request = run.head_request("approve")
     forge = run.adapter.forge
-    request = pull_request(
-        run.repo,
-        pull.head_sha,
-        MergeBase(pull.base_sha, pull.base_ref),
-        run.number,
-        forge=run.forge,
-        external_id=f"{run.delivery}:approve",
-        pull_head_ref=forge.pull_head_ref,
-        author=pull.author,
-    )
     services = check_services(run.context, run.adapter, run.forge, resume=False)
     evaluated = await evaluate_head(request, services)
     objects = evaluated[1].objects if evaluated is not None else ()
     if not objects:
-        run.sections.append(approval_replies.nothing_to_approve(pull.head_sha))
+        run.sections.append(approval_replies.nothing_to_approve(request.head_sha))
         run.audit("approve", "refused: nothing waits for approval")
         return
     store = run.context.state.approvals
@@ -46,7 +32,7 @@ async def approve_head(run: CommandRun) -> None:
     await load_approvals(forge, store, run.repo, run.number, run.pull_key)
     approval = Approval(
         run.actor,
-        pull.head_sha,
+        request.head_sha,
         fingerprints(o.object for o in objects),
         source=run.source,
     )

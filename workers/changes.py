@@ -39,9 +39,11 @@ async def change_command(run: CommandRun, command: ChangeCommand) -> None:
             command.pattern, run.actor, command.target, run.number
         )
         base = pull.head_ref  # merging it fixes the pull request
+        rules: str | None = run.repo.default_branch or pull.base_ref
     else:
         change = _object_change(command, run.actor)
         base = run.repo.default_branch or pull.base_ref or "main"
+        rules = None
     login = await adapter.forge.bot_login(run.repo)
     services = ChangeServices(
         adapter.forge,
@@ -51,11 +53,23 @@ async def change_command(run: CommandRun, command: ChangeCommand) -> None:
         cache=run.context.cache,
         registries=run.context.registries,
     )
-    outcome = await open_change(
-        ChangeRequest(run.repo, run.forge, change, base, requester), services
-    )
+    request = ChangeRequest(run.repo, run.forge, change, base, requester, config_branch=rules)
+    outcome = await open_change(request, services)
     run.sections.append(_said(verb, outcome))
-    run.audit(verb, audit_result(outcome), pr_url=outcome.pull_request_url)
+    run.audit(
+        verb,
+        audit_result(outcome),
+        pr_url=outcome.pull_request_url,
+        target=command.target,
+        object=_object_of(command),
+    )
+
+
+def _object_of(command: ChangeCommand) -> str:
+    if isinstance(command, IgnorePattern):
+        return command.pattern
+    kind = f"{command.kind} " if isinstance(command, DeleteObject) else ""
+    return f"{kind}{command.namespace or '_'}/{command.name}"
 
 
 def _object_change(command: ChangeCommand, actor: str) -> ObjectChange:

@@ -48,6 +48,15 @@ Summary = dict[str, object]
 BUTTONS: dict[str, type[ApproveHead] | type[Recheck]] = {"approve": ApproveHead, "recheck": Recheck}
 
 
+@dataclass(frozen=True, slots=True)
+class _Audit:
+    verb: str
+    result: str
+    pr_url: str | None
+    target: str | None
+    object: str | None
+
+
 @dataclass
 class CommandRun:
     """One comment's (or one button's) commands, and what running them produced."""
@@ -66,17 +75,41 @@ class CommandRun:
     recheck: bool = False
     resume: bool = False  # the job ran before: the check it started may exist
     results: list[str] = field(default_factory=list)
-    audits: list[tuple[str, str, str | None]] = field(default_factory=list)
+    audits: list[_Audit] = field(default_factory=list)
 
     @property
     def pull_key(self) -> str:
         return pull_key(self.forge, self.repo.full_name, self.number)
 
-    def audit(self, verb: str, result: str, *, pr_url: str | None = None) -> None:
+    def head_request(self, purpose: str) -> CheckRequest:
+        """The check of the pull request's current head, as a new delivery would ask it."""
+        pull = self.pull
+        if pull is None or pull.head_sha is None or pull.base_ref is None:
+            raise PermanentForgeError(f"{self.repo.full_name}#{self.number}: its head is not known")
+        return pull_request(
+            self.repo,
+            pull.head_sha,
+            MergeBase(pull.base_sha, pull.base_ref),
+            self.number,
+            forge=self.forge,
+            external_id=f"{self.delivery}:{purpose}",
+            pull_head_ref=self.adapter.forge.pull_head_ref,
+            author=pull.author,
+        )
+
+    def audit(
+        self,
+        verb: str,
+        result: str,
+        *,
+        pr_url: str | None = None,
+        target: str | None = None,
+        object: str | None = None,
+    ) -> None:
         """Kept until the commands have run, then written off the event loop (the store is
         Redis): see :func:`_audited`."""
         self.results.append(f"{verb}: {result}")
-        self.audits.append((verb, result, pr_url))
+        self.audits.append(_Audit(verb, result, pr_url, target, object))
 
 
 def _audited(run: CommandRun, work: Coroutine[Any, Any, bool]) -> bool:
@@ -85,14 +118,16 @@ def _audited(run: CommandRun, work: Coroutine[Any, Any, bool]) -> bool:
         return run.context.run(work)
     finally:
         trail = AuditTrail(run.context.state.audit, clock=utc_now)
-        for verb, result, pr_url in run.audits:
+        for entry in run.audits:
             trail.record(
-                pr_url=pr_url,
+                pr_url=entry.pr_url,
+                target=entry.target,
+                object=entry.object,
                 forge=run.forge,
                 repo=run.repo.full_name,
                 actor=run.actor,
-                verb=verb,
-                result=result,
+                verb=entry.verb,
+                result=entry.result,
                 number=run.number,
                 delivery=run.delivery,
             )
@@ -108,20 +143,16 @@ def comment_job(context: WorkerContext, forge: str, delivery_id: str, event: obj
     parsed = parse_comment(event.body)
     if not parsed.commands and not parsed.problems:
         return {**summary, "handled": False, "why": "no command"}
-    adapter = _adapter(context, forge, event.repo.full_name)
-    if adapter is None:
-        return {**summary, "handled": False, "why": "no adapter"}
-    run = CommandRun(
+    run = _command_run(
         context,
-        adapter,
         forge,
         delivery_id,
-        acted_on(event.repo, event.installation_id),
-        event.number,
-        event.author,
-        event.comment_id,
-        resume=ran_before(context),
+        event.repo,
+        event.installation_id,
+        (event.number, event.author, event.comment_id),
     )
+    if run is None:
+        return {**summary, "handled": False, "why": "no adapter"}
     handled = _audited(run, _run_comment(run, parsed))
     return {**summary, "handled": handled, "results": run.results}
 
@@ -135,31 +166,47 @@ def requested_action_job(
     command = BUTTONS.get(event.identifier)
     if command is None or event.actor_is_bot or not event.pull_numbers:
         return {**summary, "handled": False, "why": "not a button of ours on a pull request"}
-    adapter = _adapter(context, forge, event.repo.full_name)
-    if adapter is None:
-        return {**summary, "handled": False, "why": "no adapter"}
-    run = CommandRun(
+    run = _command_run(
         context,
-        adapter,
         forge,
         delivery_id,
-        acted_on(event.repo, event.installation_id),
-        event.pull_numbers[0],
-        event.actor,
-        f"check_run:{event.check_run_id}",
-        resume=ran_before(context),
+        event.repo,
+        event.installation_id,
+        (event.pull_numbers[0], event.actor, f"check_run:{event.check_run_id}"),
     )
+    if run is None:
+        return {**summary, "handled": False, "why": "no adapter"}
     parsed = ParsedComment((command(1),), (), truncated=False)
     handled = _audited(run, _run_commands(run, parsed, react_to=None))
     return {**summary, "handled": handled, "results": run.results}
 
 
-def _adapter(context: WorkerContext, forge: str, full_name: str) -> Adapter | None:
+def _command_run(
+    context: WorkerContext,
+    forge: str,
+    delivery_id: str,
+    repo: RepoRef,
+    installation_id: int | None,
+    who: tuple[int, str, str],  # the pull request, the actor, what asked (comment or button)
+) -> CommandRun | None:
     try:
-        return context.adapter_for(forge, full_name)
+        adapter = context.adapter_for(forge, repo.full_name)
     except PermanentForgeError as exc:
-        log.error("%s %s: commands cannot run: %s", forge, full_name, exc)
+        log.error("%s %s: commands cannot run: %s", forge, repo.full_name, exc)
         return None
+    number, actor, source = who
+    run = CommandRun(
+        context,
+        adapter,
+        forge,
+        delivery_id,
+        acted_on(repo, installation_id),
+        number,
+        actor,
+        source,
+    )
+    run.resume = ran_before(context)
+    return run
 
 
 async def _run_comment(run: CommandRun, parsed: ParsedComment) -> bool:
@@ -273,22 +320,9 @@ async def _one(run: CommandRun, command: Command) -> None:
 async def _check_again(run: CommandRun) -> None:
     """Check the pull request's current head now, as a new delivery would: a newer head
     recorded for it makes any older queued check of this pull request stand down."""
-    pull = run.pull
-    if pull is None or pull.head_sha is None or pull.base_ref is None:
-        raise PermanentForgeError(f"{run.repo.full_name}#{run.number}: its head is not known")
-    forge = run.adapter.forge
-    request: CheckRequest = pull_request(
-        run.repo,
-        pull.head_sha,
-        MergeBase(pull.base_sha, pull.base_ref),
-        run.number,
-        forge=run.forge,
-        external_id=f"{run.delivery}:recheck",
-        pull_head_ref=forge.pull_head_ref,
-        author=pull.author,
-    )
+    request = run.head_request("recheck")
     heads = run.context.state.heads
-    await asyncio.to_thread(heads.record_head, run.pull_key, pull.head_sha, redelivery=False)
+    await asyncio.to_thread(heads.record_head, run.pull_key, request.head_sha, redelivery=False)
     services = check_services(run.context, run.adapter, run.forge, resume=run.resume)
     result = await run_check(request, services)
     log.info("%s#%d: checked again: %s", run.repo.full_name, run.number, result.status)

@@ -62,6 +62,9 @@ class ChangeRequest:
     change: ObjectChange | IgnoreChange | CreateChange
     base_branch: str  # where the pull request goes (the default branch, or a PR's head)
     requester: Requester
+    # Where .ichor.yaml is read, when not the base branch: an /ignore into a pull request's
+    # own branch still follows the default branch's rules (a pull request cannot loosen them).
+    config_branch: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,8 +154,8 @@ def _read_base_config(
     request: ChangeRequest, services: ChangeServices, credentials: GitCredentials | None
 ) -> IchorConfig:
     with services.open_mirror(request.repo) as mirror:
-        tip = _fetch_tip(mirror, credentials, request.base_branch)
-        return _config(mirror, credentials, tip)
+        branch = request.config_branch or request.base_branch
+        return _config(mirror, credentials, _fetch_tip(mirror, credentials, branch))
 
 
 def _fetch_tip(mirror: Mirror, credentials: GitCredentials | None, branch: str) -> str:
@@ -186,7 +189,9 @@ def _build_and_push(
         services.open_mirror(request.repo) as mirror,
     ):
         tip = _fetch_tip(mirror, credentials, request.base_branch)
-        config = _config(mirror, credentials, tip)
+        rules = request.config_branch
+        rules_tip = _fetch_tip(mirror, credentials, rules) if rules is not None else tip
+        config = _config(mirror, credentials, rules_tip)
         policy = config.gate_policy()
         # Only what the gate reads: in a blob-less mirror, listing a blob's size fetches it.
         paths = [CONFIG_FILE, *(t.path for t in policy.targets)]
@@ -255,8 +260,10 @@ def _plan_check_push(
     # Warnings (an ignore pattern nothing matches yet) never stop a change; errors do.
     new = [i for t in compared.targets for i in t.new_issues if i.severity is Severity.ERROR]
     if new:
-        codes = ", ".join(sorted({str(i.kind) for i in new}))
-        return Refused(f"the gate would refuse the result ({len(new)} new issues: {codes})")
+        shown = "; ".join(f"{i.kind} in {i.path}" for i in new[:3])
+        more = f" and {len(new) - 3} more" if len(new) > 3 else ""
+        noun = "a new issue" if len(new) == 1 else f"{len(new)} new issues"
+        return Refused(f"the gate would refuse the result, with {noun}: {shown}{more}")
     commit = build_commit(
         mirror,
         parent=tip,
@@ -265,13 +272,35 @@ def _plan_check_push(
         author=services.author,
     )
     expected = remote_branch_head(mirror, credentials, planned.branch)
-    push_branch(mirror, credentials, commit=commit, branch=planned.branch, expected=expected)
+    if expected is not None and _same_change(mirror, credentials, planned.branch, expected, commit):
+        # Another worker pushed this very change while we waited for the lock: its pull
+        # request is the one (open_pull_request finds it), and nothing is pushed again.
+        log.info("%s: %s already holds this change", request.repo.full_name, planned.branch)
+    else:
+        push_branch(mirror, credentials, commit=commit, branch=planned.branch, expected=expected)
     verdict = (
         "accepted"
         if all(t.verdict == "accepted" for t in after.targets)
         else ("refused, as it already was at the base; the change adds no issue")
     )
     return _Pushed(planned, verdict)
+
+
+def _same_change(
+    mirror: Mirror, credentials: GitCredentials | None, branch: str, there: str, ours: str
+) -> bool:
+    """Whether the branch's commit ``there`` is ours but for its dates: same tree, same parent."""
+    mirror.fetch(credentials, [f"refs/heads/{branch}"], want=[there])
+
+    def of(rev: str) -> str:
+        return mirror.git(["rev-parse", "--verify", rev]).decode().strip()
+
+    try:
+        return of(f"{there}^{{tree}}") == of(f"{ours}^{{tree}}") and of(f"{there}^") == of(
+            f"{ours}^"
+        )
+    except GitStoreError:  # a root commit, or not there after all: not ours
+        return False
 
 
 def _message(planned: Planned, requester: Requester) -> str:

@@ -30,6 +30,7 @@ def _point_repository(payload: dict[str, Any], fake: FakeGitea, full_name: str) 
         clone_url=fake.clone_url(full_name),
         html_url=f"{fake.url}/{full_name}",
         id=6,
+        default_branch="main",  # the recorded delivery's repository says "master"
     )
     repo["owner"]["login"] = owner
     return repo

@@ -11,10 +11,8 @@ import contextlib
 import copy
 import json
 import os
-import shutil
 import signal
 import socket
-import stat
 import subprocess
 import sys
 import time
@@ -27,6 +25,7 @@ import httpx
 import redis
 
 from bot.cli.replay import signed_headers
+from tests.support.git_shim import install_git_shim
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -51,22 +50,6 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
-
-
-def _git_shim(directory: Path, log: Path) -> Path:
-    """A ``git`` that appends its argv (NUL-separated, one record per line) to ``log``."""
-    directory.mkdir(parents=True, exist_ok=True)
-    real = shutil.which("git")
-    assert real is not None
-    shim = directory / "git"
-    shim.write_text(
-        "#!/bin/sh\n"
-        f"printf '%s\\0' \"$@\" >> '{log}'\n"
-        f"printf '\\n' >> '{log}'\n"
-        f"exec '{real}' \"$@\"\n"
-    )
-    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
-    return directory
 
 
 class Bot:
@@ -174,7 +157,7 @@ class Bot:
         """A real ``ichor-bot worker --burst``: runs what is queued, then exits."""
         log = data_dir.parent / f"worker-{uuid.uuid4().hex[:6]}.log"
         argv_log = data_dir.parent / "git-argv.log"
-        shim = _git_shim(data_dir.parent / "shim", argv_log)
+        shim = install_git_shim(data_dir.parent / "shim", argv_log)
         env = self._env({**forge_env, "ICHOR_DATA_DIR": str(data_dir)})
         env["PATH"] = f"{shim}{os.pathsep}{env.get('PATH', '')}"
         started = time.monotonic()

@@ -5,6 +5,7 @@ fake GitHub, exactly once."""
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -142,4 +143,33 @@ def test_delete_removes_the_file_when_nothing_else_is_left(pr: Commands) -> None
     branch = "ichor/delete-web-settings"
     main = git(pr.bare, "rev-parse", "main").strip()
     assert git(pr.bare, "diff", "--name-status", main, branch).split() == ["D", SETTINGS]
+    pr.assert_clean()
+
+
+def test_two_workers_given_the_same_request_open_exactly_one_pull_request(
+    pr: Commands, tmp_path: Path
+) -> None:
+    # Two deliveries of the same command (two comments) and two workers, each with a mirror
+    # of its own, as on two hosts: only the Redis lock is shared.
+    before = pushes(pr.fake)
+    pr.comment("/approve web/settings")
+    pr.comment("/approve web/settings")
+    hosts = [tmp_path / f"host-{n}" for n in (1, 2)]
+    for host in hosts:
+        host.mkdir()
+    workers = [pr.bot.start_worker(pr.fake.env(), host / "data") for host in hosts]
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and len(pr.replies()) < 2:
+            time.sleep(0.2)
+    finally:
+        for worker in workers:
+            worker.kill()
+    replies = pr.replies()
+    assert len(replies) == 2, [w.log for w in workers]
+    branch = "ichor/approve-web-settings"
+    opened = [p for p in pr.fake.pulls(pr.full_name) if p["head"]["ref"] == branch]
+    assert len(opened) == 1
+    assert all(opened[0]["html_url"] in r for r in replies), replies
+    assert pushes(pr.fake) == before + 1  # the second found the change there, pushed nothing
     pr.assert_clean()

@@ -31,12 +31,14 @@ description does), so a bad ``state`` is a 422 on both flavors.
 Git: ``/<owner>/<name>.git/...`` on the same origin is passed to
 :class:`tests.support.git_http.GitHttpServer` (``git`` has its ``requests`` and ``fail_next``);
 it accepts what Gitea's Basic method accepts for a token: the token as username with an empty
-or ``x-oauth-basic`` password, or as password. Git requests are not in :attr:`calls`.
+or ``x-oauth-basic`` password, or as password, on every request (a push without it is a 401
+before ``git-receive-pack`` runs). ``before_push`` runs a callback before a push reaches git
+(a branch that moves after the pusher read it). Git requests are not in :attr:`calls`.
 
 One module per concern, composed here: ``swagger`` (the descriptions), ``state`` (records and
 what every concern shares), ``auth`` (credentials and the pipeline's answers), ``repos``
 (repositories and permissions), ``statuses``, ``pulls``, ``comments`` (and reactions),
-``reviews``, ``faults`` (Gitea's own kinds of failure).
+``reviews``, ``faults`` (Gitea's own kinds of failure, and the push hook).
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -100,6 +101,7 @@ class GiteaState(DescribedForge[Call]):
         self._statuses: list[dict[str, Any]] = []
         self._reactions: list[dict[str, Any]] = []
         self._comment_page: int | None = None  # None: the listing is not paged, as on Gitea
+        self._before_pushes: list[Callable[[], None]] = []  # see Faults.before_push
         self._user_id(bot_login)
 
     # ------------------------------------------------------------------ state helpers

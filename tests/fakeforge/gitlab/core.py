@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode
@@ -47,6 +48,7 @@ class GitLabCore(FakeForgeBase[Call]):
         self.bot_username = bot_username
         self._users: dict[int, dict[str, Any]] = {}
         self._projects: dict[int, dict[str, Any]] = {}
+        self._before_push: list[Callable[[], None]] = []  # see Repositories.before_push
         self.bot_user_id = self.add_user(bot_username, name="Ichor Bot")
 
     # ------------------------------------------------------------------ users

@@ -1,10 +1,13 @@
 """Projects of the fake GitLab and git on the API's origin: ``/<full_name>.git/...`` is passed
 to :class:`tests.support.git_http.GitHttpServer`, which takes ``Authorization: Basic`` with any
-non-blank user name and the token as password, as GitLab does for access tokens."""
+non-blank user name and the token as password, as GitLab does for access tokens (fetches and
+pushes alike). A push can be raced: :meth:`Repositories.before_push` runs a callback (someone
+moving the branch) just before the next ``git-receive-pack`` is served."""
 
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -33,12 +36,31 @@ class Repositories(GitLabCore):
             }
             return self._render_project(self._projects[pid])
 
+    def set_branch(self, full_name: str, branch: str, sha: str) -> None:
+        """Someone pushes ``refs/heads/<branch>`` to ``sha`` (or makes it)."""
+        bare = self._bare_repo(full_name)
+        if bare is None:
+            raise KeyError(f"{full_name} has no repository: call make_bare_repo() first")
+        run_git("--git-dir", str(bare), "update-ref", f"refs/heads/{branch}", sha)
+
+    def before_push(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` just before the next push (``POST .../git-receive-pack``) reaches
+        git: what another writer does between the bot reading a branch and its push landing.
+        Callbacks queue up, one per push."""
+        with self._lock:
+            self._before_push.append(callback)
+
     # ------------------------------------------------------------------ git
     def _pass_through(self, req: Request) -> Response | None:
         if not GIT_PATH.fullmatch(req.path):
             return None
         if self._git is None:
             return Response(404, {"error": "404 Not Found"})
+        if req.method == "POST" and req.path.endswith("/git-receive-pack"):
+            with self._lock:
+                racer = self._before_push.pop(0) if self._before_push else None
+            if racer is not None:
+                racer()
         return self._proxy_git(req)
 
     def _git_authorize(self, header: str | None) -> bool:

@@ -218,8 +218,13 @@ def _check_lengths(route: str, params: dict[str, Any], record: list[str], where:
             raise bad_request("body is empty")
         if len(str(params["body"])) > NOTE_LIMIT:
             raise bad_request("Note is too long (maximum is 1000000 characters)", key="message")
-    if route == "create_mr" and len(str(params.get("description") or "")) > MR_DESCRIPTION_LIMIT:
-        raise bad_request("description is too long", key="message")
+    if route == "create_mr":
+        description = str(params.get("description") or "")
+        # GitLab runs the quick actions of a new merge request's description too.
+        for action in quick_actions(description):
+            record.append(f"{where}: the description runs GitLab's /{action} quick action")
+        if len(description) > MR_DESCRIPTION_LIMIT:
+            raise bad_request("description is too long", key="message")
 
 
 def _check_position(position: Any) -> None:

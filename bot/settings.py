@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_MAX_BODY_BYTES = 25 << 20
 DEFAULT_BODY_BUDGET_BYTES = 64 << 20
 DEFAULT_MAX_HEADER_BYTES = 64 << 10
+# A change API client's name: it is the actor of every audit record its requests leave.
+_API_CLIENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+MIN_API_TOKEN_CHARS = 16  # a guessable token would hand out write access to repositories
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="ICHOR_", extra="ignore")
+    # hide_input_in_errors: a bad value may be a secret (a token); the error names the field.
+    model_config = SettingsConfigDict(
+        env_prefix="ICHOR_", extra="ignore", hide_input_in_errors=True
+    )
 
     redis_url: str | None = None
     data_dir: Path = Path(".ichor-data")
@@ -75,8 +83,18 @@ class Settings(BaseSettings):
     job_heartbeat_ttl: int = Field(default=15, ge=1)
     worker_reap_interval: float = Field(default=5.0, gt=0)
     redis_outage: float = Field(default=600.0, ge=0)
+    # The change API (POST /api/v1/changes): "name=token" pairs separated by commas; the name
+    # is the actor. None configured: every request is 401. A request waits for its job's
+    # answer at most api_wait_seconds (then 504; the job goes on).
+    api_tokens: Annotated[tuple[tuple[str, str], ...], NoDecode] = Field(default=(), repr=False)
+    api_wait_seconds: float = Field(default=60.0, gt=0, le=600)
     host: str = "127.0.0.1"
     port: int = 8000
+
+    @field_validator("api_tokens", mode="before")
+    @classmethod
+    def _api_tokens(cls, value: object) -> object:
+        return parse_api_tokens(value) if isinstance(value, str) else value
 
     def webhook_secrets(self, forge: str) -> tuple[str, ...]:
         """The secrets configured for ``forge`` (github, gitlab or gitea), in order."""
@@ -86,6 +104,31 @@ class Settings(BaseSettings):
 
 def split_secrets(raw: str | None) -> tuple[str, ...]:
     return tuple(part.strip() for part in (raw or "").split(",") if part.strip())
+
+
+def parse_api_tokens(raw: str) -> tuple[tuple[str, str], ...]:
+    """``ui=s3cret-token,cli=other-token`` as (name, token) pairs; a malformed pair, a name
+    used twice or a short token stops the start-up (ValueError, naming the pair, never the
+    token)."""
+    pairs: list[tuple[str, str]] = []
+    for number, part in enumerate((p.strip() for p in raw.split(",")), start=1):
+        if not part:
+            continue
+        name, equals, token = part.partition("=")
+        name, token = name.strip(), token.strip()
+        if not equals or not _API_CLIENT.fullmatch(name):
+            raise ValueError(f"ICHOR_API_TOKENS: pair {number} is not name=token")
+        if len(token) < MIN_API_TOKEN_CHARS or any(
+            c.isspace() or not c.isprintable() for c in token
+        ):
+            raise ValueError(
+                f"ICHOR_API_TOKENS: the token of {name!r} is shorter than "
+                f"{MIN_API_TOKEN_CHARS} characters or holds a space"
+            )
+        if any(name == known for known, _ in pairs):
+            raise ValueError(f"ICHOR_API_TOKENS: {name!r} is named twice")
+        pairs.append((name, token))
+    return tuple(pairs)
 
 
 def load_settings() -> Settings:

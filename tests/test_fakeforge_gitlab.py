@@ -235,7 +235,7 @@ def test_bad_list_parameters_are_400(fake: FakeGitLab, client: httpx.Client) -> 
 
 
 def test_unserved_routes_are_404_and_recorded(fake: FakeGitLab, client: httpx.Client) -> None:
-    assert client.get("/api/v4/projects/1").json() == {"error": "404 Not Found"}
+    assert client.get("/api/v4/projects/1/issues").json() == {"error": "404 Not Found"}
     assert client.delete(f"{MR}/notes/1").status_code == 404
     assert client.get("/api/v4/projects/9/merge_requests/7").json() == {
         "message": "404 Project Not Found"

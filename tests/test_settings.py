@@ -52,3 +52,29 @@ def test_web_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     loaded = load_settings()
     assert loaded.max_connections == 50 and loaded.status_auth == "ops:s3cret"
     assert "s3cret" not in repr(loaded)
+
+
+def test_api_tokens_are_parsed_at_start_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ICHOR_API_TOKENS", " ui=0123456789abcdef-ui , cli=0123456789abcdef-cli,")
+    settings = load_settings()
+    assert settings.api_tokens == (("ui", "0123456789abcdef-ui"), ("cli", "0123456789abcdef-cli"))
+    assert "0123456789abcdef" not in repr(settings)
+    assert Settings(api_tokens="").api_tokens == ()  # type: ignore[arg-type]
+    assert settings.api_wait_seconds == 60.0
+
+
+@pytest.mark.parametrize(
+    ("raw", "why"),
+    [
+        ("ui", "pair 1 is not name=token"),
+        ("ui=0123456789abcdef,=0123456789abcdef", "pair 2 is not name=token"),
+        ("u i=0123456789abcdef", "pair 1"),
+        ("ui=tiny", "shorter than 16"),
+        ("ui=0123456789 abcdef", "holds a space"),
+        ("ui=0123456789abcdef,ui=0123456789abcdeg", "named twice"),
+    ],
+)
+def test_bad_api_tokens_stop_the_start_up_without_showing_a_token(raw: str, why: str) -> None:
+    with pytest.raises(ValueError, match=why) as caught:
+        Settings(api_tokens=raw)  # type: ignore[arg-type]  # the environment's string
+    assert "0123456789" not in str(caught.value)  # the error names the pair, never the token

@@ -49,7 +49,7 @@ async def change_command(run: CommandRun, command: ChangeCommand) -> None:
         adapter.forge,
         adapter.open_mirror,
         run.context.state.locks,
-        _identity(login, run.repo),
+        bot_identity(login, run.repo),
         cache=run.context.cache,
         registries=run.context.registries,
     )
@@ -58,7 +58,7 @@ async def change_command(run: CommandRun, command: ChangeCommand) -> None:
     run.sections.append(_said(verb, outcome))
     run.audit(
         verb,
-        _result(outcome),
+        audit_result(outcome),
         pr_url=outcome.pull_request_url,
         target=command.target,
         object=_object_of(command),
@@ -106,7 +106,8 @@ async def _comment_link(run: CommandRun) -> str | None:
     return f"{url}#{anchor}{run.source}"
 
 
-def _identity(login: str, repo: object) -> GitIdentity:
+def bot_identity(login: str, repo: object) -> GitIdentity:
+    """The bot as the author of its commits, at the forge's no-reply address."""
     host = urlsplit(getattr(repo, "git_url", "")).hostname or "localhost"
     return GitIdentity(login, f"{login.replace('[', '').replace(']', '')}@users.noreply.{host}")
 
@@ -133,7 +134,7 @@ def _said(verb: str, outcome: ChangeOutcome) -> str:
     return f"`/{verb}` changed nothing: {replies.plain(outcome.reason or 'refused')}."
 
 
-def _result(outcome: ChangeOutcome) -> str:
+def audit_result(outcome: ChangeOutcome) -> str:
     if outcome.result == "refused":
         return f"refused: {outcome.reason}"
     return outcome.result

@@ -20,6 +20,7 @@ from bot.checks.request import CheckRequest, asks_for_check, request_for
 from bot.errors import PermanentForgeError
 from bot.queueing.inprocess import JobRunner
 from bot.webhooks import (
+    ChangeApiEvent,
     ChangeRequestEvent,
     CheckRerequestEvent,
     CommentEvent,
@@ -27,6 +28,7 @@ from bot.webhooks import (
     RequestedActionEvent,
     event_from_dict,
 )
+from workers.change_api import change_api_job
 from workers.commands import comment_job, requested_action_job
 from workers.context import Adapter, WorkerContext, installed
 from workers.services import check_services, ran_before
@@ -106,6 +108,7 @@ JOBS: dict[type, Job] = {
     CheckRerequestEvent: check_job,
     CommentEvent: comment_job,
     RequestedActionEvent: requested_action_job,
+    ChangeApiEvent: change_api_job,  # queued by POST /api/v1/changes, never by a webhook
 }
 
 ABANDONED_REASON = (

@@ -33,9 +33,10 @@ class Impact:
 
 @dataclass(frozen=True, slots=True)
 class Requester:
-    login: str  # the person (a comment's author) or the API token's name
+    login: str  # the person (a comment's author, or who an API client says asked)
     link: str | None = None  # the triggering comment's URL; None for the API
     via_api: bool = False
+    client: str | None = None  # the API token's name, when it is not the login itself
 
 
 def object_title(verb: str, kind: str, namespace: str | None, name: str) -> str:
@@ -55,7 +56,11 @@ def pr_body(summary: str, requester: Requester, impact: Impact) -> str:
     """``summary`` is the bot's own sentence (what the pull request does)."""
     who = inline_text(requester.login, 100)
     if requester.via_api:
-        asked = f"Requested through the change API by {who}."
+        client = requester.client
+        through = (
+            f" (client {inline_text(client, 100)})" if client and client != requester.login else ""
+        )
+        asked = f"Requested through the change API by {who}{through}."
     elif requester.link and requester.link.startswith(("https://", "http://")):
         asked = f"Requested by {who} in [this comment]({_url(requester.link)})."
     else:

@@ -21,11 +21,13 @@ from typing import Literal
 from bot.changes.body import Impact, Requester, pr_body
 from bot.changes.overlay import overlay
 from bot.changes.plan import (
+    CreateChange,
     IgnoreChange,
     ObjectChange,
     Planned,
     Refused,
     branch_of,
+    plan_create,
     plan_ignore,
     plan_object,
 )
@@ -57,7 +59,7 @@ LOCK_WAIT = 300.0
 class ChangeRequest:
     repo: RepoRef
     forge: str
-    change: ObjectChange | IgnoreChange
+    change: ObjectChange | IgnoreChange | CreateChange
     base_branch: str  # where the pull request goes (the default branch, or a PR's head)
     requester: Requester
     # Where .ichor.yaml is read, when not the base branch: an /ignore into a pull request's
@@ -98,7 +100,7 @@ async def open_change(request: ChangeRequest, services: ChangeServices) -> Chang
     forge = services.forge
     credentials = await forge.git_credentials(request.repo)
     branch: str | Refused | None = None
-    if isinstance(request.change, ObjectChange) or request.change.target is not None:
+    if not isinstance(request.change, IgnoreChange) or request.change.target is not None:
         branch = _branch_without_config(request.change)
     else:  # /ignore without `in <target>`: the one target is in the configuration
         config = await asyncio.to_thread(_read_base_config, request, services, credentials)
@@ -137,12 +139,14 @@ async def _pushed_once_retried(
         raise GitStoreError(f"the branch kept moving while it was pushed: {exc}") from exc
 
 
-def _branch_without_config(change: ObjectChange | IgnoreChange) -> str | Refused:
+def _branch_without_config(change: ObjectChange | IgnoreChange | CreateChange) -> str | Refused:
     from bot.changes.branch import change_branch, ignore_branch
 
     if isinstance(change, IgnoreChange):
         assert change.target is not None
         return ignore_branch(change.target, change.pull_number)
+    if isinstance(change, CreateChange):
+        return change_branch("create", change.namespace, change.name)
     return change_branch(change.verb, change.namespace, change.name)
 
 
@@ -233,11 +237,13 @@ def _plan_check_push(
         return entry.read() if entry is not None else None
 
     change = request.change
-    planned = (
-        plan_ignore(change, config, base, read)
-        if isinstance(change, IgnoreChange)
-        else plan_object(change, config, base, read)
-    )
+    planned: Planned | Refused
+    if isinstance(change, IgnoreChange):
+        planned = plan_ignore(change, config, base, read)
+    elif isinstance(change, CreateChange):
+        planned = plan_create(change, config, base, read)
+    else:
+        planned = plan_object(change, config, base, read)
     if isinstance(planned, Refused):
         return planned
     target = planned.target
@@ -313,7 +319,10 @@ def _same_change(
 
 def _message(planned: Planned, requester: Requester) -> str:
     """The title, the summary, and who asked as a trailer (the bot is the author)."""
-    asked = f"{requester.login} (change API)" if requester.via_api else requester.login
+    asked = requester.login
+    if requester.via_api:
+        client = requester.client
+        asked += f" (change API: {client})" if client and client != asked else " (change API)"
     lines = [planned.title, "", planned.summary, ""]
     if requester.link:
         lines.append(f"Requested-in: {requester.link}")

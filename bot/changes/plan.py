@@ -5,23 +5,26 @@ title and impact. Pure: the engine reads the files, runs the gate on the result 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from bot.changes.body import FieldChange, Impact, ignore_title, object_title
 from bot.changes.branch import change_branch, ignore_branch
-from bot.changes.locate import Located, NotLocated, locate
+from bot.changes.locate import Located, NotLocated, kind_matches, locate
 from bot.changes.safety import anchored, ignore_pattern_problem
 from bot.checks.markdown_text import inline_path, inline_text
 from bot.config.schema import IchorConfig, Target
+from bot.gate.content.identity import identity_text
 from bot.gate.report import Report
 from bot.ignore.rules import IGNORE_FILE
 from bot.paths import join
 from bot.yaml.documents import parse_yaml
-from bot.yaml.edit import EditError, remove_document, set_or_add_leaf
+from bot.yaml.edit import EditError, new_file, remove_document, set_or_add_leaf
 
-ObjectVerb = Literal["approve", "reject", "delete"]
+# update: the allowed fields only, no decision (the change API's; comments have no /update).
+ObjectVerb = Literal["approve", "reject", "update", "delete"]
 Read = Callable[[str], bytes | None]  # a file at the base, None when there is none
 
 
@@ -31,7 +34,9 @@ class ObjectChange:
     namespace: str | None
     name: str
     requester: str
-    kind: str | None = None  # /delete names it; approve and reject use the target's kind
+    # /delete names it; approve, reject and update use the target's approval kind, and an API
+    # client that names one must name that kind.
+    kind: str | None = None
     fields: tuple[tuple[str, str], ...] = ()
     reason: str = ""
     target: str | None = None
@@ -43,6 +48,40 @@ class IgnoreChange:
     requester: str
     target: str | None = None
     pull_number: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CreateChange:
+    """The change API's strict ``create``: a new object's whole document, written to the
+    target's ``approval.newFilePath/<name>.yaml``. The caller checked that it is an object
+    (apiVersion, kind, metadata.name as strings)."""
+
+    document: Mapping[str, object]
+    requester: str
+    target: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return str(self.document["kind"])
+
+    @property
+    def group(self) -> str:
+        api_version = str(self.document["apiVersion"])
+        return api_version.rpartition("/")[0] if "/" in api_version else ""
+
+    @property
+    def name(self) -> str:
+        return str(_metadata(self.document).get("name"))
+
+    @property
+    def namespace(self) -> str | None:
+        namespace = _metadata(self.document).get("namespace")
+        return str(namespace) if namespace else None
+
+
+def _metadata(document: Mapping[str, object]) -> Mapping[str, object]:
+    metadata = document.get("metadata")
+    return metadata if isinstance(metadata, Mapping) else {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,13 +101,17 @@ class Refused:
     reason: str
 
 
-def branch_of(change: ObjectChange | IgnoreChange, config: IchorConfig) -> str | Refused:
+def branch_of(
+    change: ObjectChange | IgnoreChange | CreateChange, config: IchorConfig
+) -> str | Refused:
     """The branch, known before anything is fetched (so the open-PR lookup comes first)."""
     if isinstance(change, IgnoreChange):
         target = _one_target(config, change.target)
         if isinstance(target, Refused):
             return target
         return ignore_branch(target.name, change.pull_number)
+    if isinstance(change, CreateChange):
+        return change_branch("create", change.namespace, change.name)
     return change_branch(change.verb, change.namespace, change.name)
 
 
@@ -118,8 +161,12 @@ def plan_object(
     except EditError as exc:
         return Refused(f"{obj.path} cannot be edited: {exc}")
     impact = Impact(target.name, (obj.shown,), (obj.path,), tuple(changes), verdict="")
-    done = "approved" if change.verb == "approve" else "rejected"
-    summary = f"Marks {_shown(kind, change)} as {done}."
+    if change.verb == "update":
+        names = ", ".join(inline_text(c.path, 200) for c in changes)
+        summary = f"Sets {names} on {_shown(kind, change)}."
+    else:
+        done = "approved" if change.verb == "approve" else "rejected"
+        summary = f"Marks {_shown(kind, change)} as {done}."
     return Planned(target, branch, title, summary, {obj.path: data}, impact)
 
 
@@ -139,6 +186,11 @@ def _find(
     problems: list[str] = []
     for target in candidates:
         kind = change.kind if change.verb == "delete" else _approval_kind(target)
+        if change.verb != "delete" and change.kind is not None:
+            if kind is None or not _same_kind(change.kind, kind):
+                problems.append(f"target {target.name} approves {kind}, not {change.kind}")
+                continue
+            kind = change.kind  # the narrower of the two when it names a group
         got = locate(
             base, kind=kind or "", namespace=change.namespace, name=change.name, target=target.name
         )
@@ -164,11 +216,22 @@ def _approval_kind(target: Target) -> str | None:
     return target.approval.kind if target.approval is not None else None
 
 
+def _same_kind(named: str, approved: str) -> bool:
+    """``Deployment.apps`` and ``Deployment`` are one kind; ``Deployment.x`` and ``.apps`` not."""
+    kind, _, group = named.partition(".")
+    other, _, other_group = approved.partition(".")
+    return kind == other and (not group or not other_group or group == other_group)
+
+
 def _approval_edits(change: ObjectChange, target: Target) -> list[tuple[str, str]] | Refused:
     approval = target.approval
     assert approval is not None  # _find kept only targets with one
-    state = "approved" if change.verb == "approve" else "rejected"
-    edits = [(approval.field, state)]
+    edits: list[tuple[str, str]] = []
+    if change.verb == "update":
+        if not change.fields:
+            return Refused("an update names no field to set")
+    else:
+        edits.append((approval.field, "approved" if change.verb == "approve" else "rejected"))
     allowed = approval.fields or []
     for written, value in change.fields:
         # `mode=canary` names `data.mode` when it is the one allowed field ending so.
@@ -181,7 +244,7 @@ def _approval_edits(change: ObjectChange, target: Target) -> list[tuple[str, str
                 f"(`approval.fields`: {listed})"
             )
         edits.append((name, value))
-    if approval.reasonField:
+    if approval.reasonField and change.verb != "update":
         if change.verb == "reject":
             reason = change.reason.strip() or f"rejected by {change.requester}"
         else:
@@ -203,6 +266,63 @@ def _leaf(value: object, path: Sequence[str]) -> str | None:
             return None
         value = value[key]
     return None if value is None or isinstance(value, dict | list) else str(value)
+
+
+def plan_create(
+    change: CreateChange, config: IchorConfig, base: Report, read: Read
+) -> Planned | Refused:
+    """A new file at ``approval.newFilePath/<name>.yaml`` of the one strict target whose
+    approval kind this is; an existing file there, or the object already managed, refuses."""
+    kind, name, namespace = change.kind, change.name, change.namespace
+    if not _SAFE_FILE_NAME.fullmatch(name) or name in (".", ".."):
+        return Refused(f"{name!r} cannot name a file")
+    named = [t for t in config.targets if change.target in (None, t.name)]
+    if change.target is not None and not named:
+        return Refused(f"there is no target {change.target!r}")
+    candidates = [
+        t
+        for t in named
+        if t.mode == "strict"
+        and t.approval is not None
+        and t.approval.newFilePath
+        and kind_matches(t.approval.kind, change.group, kind)
+    ]
+    if not candidates:
+        where = f"target {change.target}" if change.target else "no target"
+        return Refused(
+            f"{where} takes a create of {kind}: that needs a strict target whose `approval` "
+            "names this kind and a `newFilePath`"
+        )
+    if len(candidates) > 1:
+        names = ", ".join(t.name for t in candidates)
+        return Refused(f"several targets take a create of {kind} ({names}): name the target")
+    target = candidates[0]
+    assert target.approval is not None and target.approval.newFilePath
+    path = join(target.approval.newFilePath, f"{name}.yaml")
+    identity = (change.group, kind, namespace or "", name)
+    shown = identity_text(identity)
+    for report_target in base.targets:
+        for obj in report_target.managed:
+            if obj.identity == identity:
+                return Refused(f"{shown} is already managed, in {obj.path}")
+    if read(path) is not None:
+        return Refused(f"{path} already exists on the base branch")
+    try:
+        data = new_file(change.document)
+    except EditError as exc:
+        return Refused(f"the document cannot be written: {exc}")
+    return Planned(
+        target,
+        change_branch("create", namespace, name),
+        object_title("create", kind, namespace, name),
+        f"Creates {inline_text(shown, 300)} in {inline_path(path)}.",
+        {path: data},
+        Impact(target.name, (shown,), (path,), verdict=""),
+    )
+
+
+# A Kubernetes name as one file name: no separator, nothing git or a shell would misread.
+_SAFE_FILE_NAME = re.compile(r"[a-z0-9][a-z0-9.-]{0,252}")
 
 
 BOOTSTRAP_IGNORE = """\

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 AnnotationLevel = Literal["notice", "warning", "failure"]
 
@@ -284,3 +284,15 @@ class ForgeAdapter(Protocol):
     ) -> PullRequestRef: ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class RepositoryLookup(Protocol):
+    """An adapter that can describe a repository named only by its full name (the change API
+    names no clone URL, default branch or installation)."""
+
+    async def repository(self, full_name: str) -> RepoRef:
+        """The repository as the forge describes it: clone URL, default branch, and on GitHub
+        the App installation acting on it. Not found, or out of the bot's reach: a
+        PermanentForgeError."""
+        ...

@@ -41,6 +41,7 @@ from bot.forges.base import (
     CheckHandle,
     CheckOutput,
     ForgeComment,
+    ForgeKind,
     GitCredentials,
     LineCommentSync,
     LineFinding,
@@ -70,7 +71,7 @@ from bot.forges.gitea_reviews import LineComments
 from bot.forges.locks import KeyedLocks
 from bot.forges.plans import PostedComment, SummaryAction, plan_summary, summary_body
 from bot.forges.pulls import open_or_find
-from bot.forges.responses import side
+from bot.forges.responses import described_repository, side
 from bot.forges.retry import with_retries
 from bot.settings import Settings
 
@@ -272,6 +273,12 @@ class GiteaForge:
         return await self._retrying(
             lambda: open_or_find(open_, lambda: self._find_pull(repo, head, base), exists=409)
         )
+
+    async def repository(self, full_name: str) -> RepoRef:
+        """:class:`bot.forges.base.RepositoryLookup`."""
+        path = repo_path(RepoRef(ForgeKind.GITEA, full_name), "")
+        found = await self._retrying(lambda: self._http.get(path))
+        return described_repository(found, ForgeKind.GITEA, full_name, f"Gitea GET {path}")
 
     # -- plumbing -------------------------------------------------------------------------
 

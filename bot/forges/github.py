@@ -36,6 +36,7 @@ from bot.forges.base import (
     CheckHandle,
     CheckOutput,
     ForgeComment,
+    ForgeKind,
     GitCredentials,
     LineCommentSync,
     LineFinding,
@@ -64,6 +65,7 @@ from bot.forges.github_payloads import (
 )
 from bot.forges.locks import KeyedLocks
 from bot.forges.pulls import open_or_find
+from bot.forges.responses import described_repository
 from bot.forges.retry import with_retries
 from bot.settings import Settings
 
@@ -293,6 +295,20 @@ class GitHubForge:
             lambda token: open_or_find(
                 lambda: open_(token), lambda: self._find_pull(token, repo, head, base), exists=422
             ),
+        )
+
+    async def repository(self, full_name: str) -> RepoRef:
+        """:class:`bot.forges.base.RepositoryLookup`: the installation (asked as the app),
+        then the repository (as that installation)."""
+        path = repo_path(RepoRef(ForgeKind.GITHUB, full_name), "")
+        installed = await self._retrying(lambda: self._as_app("GET", f"{path}/installation"))
+        repo = RepoRef(
+            ForgeKind.GITHUB, full_name, installation_id=int(field(installed, "id", path))
+        )
+        found = await self._call(repo, lambda token: self._send("GET", path, token))
+        where = f"GitHub GET {path}"
+        return described_repository(
+            found, repo.forge, full_name, where, installation_id=repo.installation_id
         )
 
     # -- plumbing -------------------------------------------------------------------------

@@ -48,6 +48,7 @@ from bot.forges.base import (
     CheckOutput,
     Conclusion,
     ForgeComment,
+    ForgeKind,
     GitCredentials,
     LineCommentSync,
     LineFinding,
@@ -77,6 +78,7 @@ from bot.forges.plans import (
     summary_body,
 )
 from bot.forges.pulls import open_or_find
+from bot.forges.responses import described_repository
 from bot.forges.retry import with_retries
 from bot.settings import Settings
 
@@ -319,6 +321,17 @@ class GitLabForge:
             lambda: open_or_find(
                 lambda: self._api.run(open_mr), lambda: self._api.run(find), exists=409
             )
+        )
+
+    async def repository(self, full_name: str) -> RepoRef:
+        """:class:`bot.forges.base.RepositoryLookup`."""
+        project = _project(RepoRef(ForgeKind.GITLAB, full_name))
+        found = await self._retrying(
+            lambda: self._api.run(lambda gl: gl.projects.get(project).attributes)
+        )
+        keys = ("path_with_namespace", "http_url_to_repo", "web_url")
+        return described_repository(
+            found, ForgeKind.GITLAB, full_name, "GitLab GET /projects", keys=keys
         )
 
     # -- plumbing -------------------------------------------------------------------------

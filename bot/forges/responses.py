@@ -8,7 +8,8 @@ import dataclasses
 from typing import Any
 
 from bot.errors import PermanentForgeError
-from bot.forges.base import ForgeComment, PullRequestRef
+from bot.forges.base import ForgeComment, ForgeKind, PullRequestRef, RepoRef
+from bot.webhooks.names import clone_url_problem, is_http_url, ref_problem
 
 
 def field(body: Any, key: str, where: str) -> Any:
@@ -91,4 +92,39 @@ def comment(item: Any, where: str, *, author_is_bot: bool) -> ForgeComment:
         # Without both stamps nothing says it was not edited: a marker in it is not trusted.
         edited=not created or not updated or created != updated,
         url=str(url) if url else None,
+    )
+
+
+def described_repository(
+    item: Any,
+    forge: ForgeKind,
+    full_name: str,
+    where: str,
+    *,
+    installation_id: int | None = None,
+    keys: tuple[str, str, str] = ("full_name", "clone_url", "html_url"),
+) -> RepoRef:
+    """A repository as the forge describes it (GitHub and Gitea by default; GitLab names its
+    keys ``path_with_namespace``, ``http_url_to_repo``, ``web_url``), for a request that named
+    it only. The answer must be that repository, its clone URL an http(s) one of it and its
+    default branch a valid ref: what is fetched and pushed to comes from here."""
+    name_key, clone_key, web_key = keys
+    named = str(field(item, name_key, where))
+    clone_url = str(field(item, clone_key, where))
+    branch = str(field(item, "default_branch", where))
+    if named.casefold() != full_name.casefold():
+        raise PermanentForgeError(f"{where}: the answer names {named!r}, not {full_name!r}")
+    if not is_http_url(clone_url) or clone_url_problem(clone_url, named) is not None:
+        raise PermanentForgeError(f"{where}: the clone URL is not an http(s) URL of {named}")
+    if ref_problem(branch) is not None:
+        raise PermanentForgeError(f"{where}: the default branch is not a valid branch name")
+    repo_id = item.get("id")
+    return RepoRef(
+        forge=forge,
+        full_name=named,
+        id=str(repo_id) if repo_id is not None else None,
+        clone_url=clone_url,
+        web_url=str(item.get(web_key) or clone_url.removesuffix(".git")),
+        default_branch=branch,
+        installation_id=installation_id,
     )

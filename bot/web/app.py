@@ -28,6 +28,7 @@ from bot.settings import Settings, split_secrets
 from bot.state.base import AuditLog
 from bot.web.auth import BasicAuth, StatusAuthMiddleware
 from bot.web.body import BodyBudget, BodyRefusal, limited_body
+from bot.web.changes_api import ChangeApi
 from bot.web.commands import audit_source, forge_urls
 from bot.web.delivery_log import DeliveryLog
 from bot.web.history import history_store
@@ -117,6 +118,15 @@ def create_app(
     budget = BodyBudget(max(settings.body_budget_bytes, settings.max_body_bytes))
     looks = OffLoop(settings.redis_timeout_seconds)
     auth = BasicAuth.parse(settings.status_auth) if settings.status_auth else None
+    changes = ChangeApi(
+        tokens=settings.api_tokens,
+        queue=queue,
+        submit=lambda delivery: submitter[0].submit(delivery),
+        budget=budget,
+        audit=audit_log,
+        max_body_bytes=settings.max_body_bytes,
+        wait_seconds=settings.api_wait_seconds,
+    )
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -126,6 +136,8 @@ def create_app(
                 forge,
                 forge.upper(),
             )
+        if not settings.api_tokens:
+            log.info("no change API token (ICHOR_API_TOKENS): POST /api/v1/changes answers 401")
         submitter.append(Submitter(queue, spool, settings.redis_timeout_seconds))
         submitter[0].start()  # drains what an earlier run spooled, before anything new
         # Everything alive now (modules, tables) lives as long as the process: keep it out of
@@ -139,6 +151,7 @@ def create_app(
             history.close()
             close_audit()
             looks.close()
+            changes.close()
 
     async def webhook(request: Request) -> Response:
         forge = ForgeKind(request.scope["path"].rsplit("/", 1)[-1])  # .url builds a whole URL
@@ -229,6 +242,7 @@ def create_app(
             forge_urls=forge_urls(settings),
         ),
         *setup_routes(settings),  # empty unless ICHOR_SETUP_ENABLED
+        *changes.routes(),  # the change API: bearer tokens of its own, never basic auth
     ]
     app = Starlette(routes=list(routes), lifespan=lifespan)
     if auth is not None:
@@ -236,6 +250,7 @@ def create_app(
     app.state.spool = spool
     app.state.history = history
     app.state.audit = audit_log
+    app.state.changes = changes
     return app
 
 

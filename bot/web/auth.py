@@ -1,7 +1,8 @@
 """Optional basic auth for the status page and ``/metrics`` (``ICHOR_STATUS_AUTH=user:password``).
 
-Webhooks carry their own signatures and probes must stay reachable, so ``/healthz``,
-``/readyz`` and ``/webhooks/...`` are never behind it. Both parts are compared in constant
+Webhooks carry their own signatures, the change API its own bearer tokens (in the same
+``Authorization`` header) and probes must stay reachable, so ``/healthz``, ``/readyz``,
+``/webhooks/...`` and ``/api/v1/...`` are never behind it. Both parts are compared in constant
 time, through fixed-length digests, so timing tells neither which part failed nor its length.
 """
 
@@ -18,7 +19,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from bot.errors import UsageError
 
 OPEN_PATHS = ("/healthz", "/readyz")
-OPEN_PREFIXES = ("/webhooks/",)
+OPEN_PREFIXES = ("/webhooks/", "/api/v1/")
 _CHALLENGE = [
     (b"www-authenticate", b'Basic realm="ichor-bot", charset="UTF-8"'),
     (b"content-type", b"text/plain; charset=utf-8"),

@@ -6,7 +6,9 @@ gets travels to a queue job as ``event_to_dict`` and comes back with ``event_fro
 
 from bot.webhooks.events import (
     ACTIONABLE,
+    ApiVerb,
     ChangeAction,
+    ChangeApiEvent,
     ChangeRequestEvent,
     CheckRerequestEvent,
     CommentEvent,
@@ -32,7 +34,9 @@ from bot.webhooks.verify import Verification, verify_gitea, verify_github, verif
 
 __all__ = [
     "ACTIONABLE",
+    "ApiVerb",
     "ChangeAction",
+    "ChangeApiEvent",
     "ChangeRequestEvent",
     "CheckRerequestEvent",
     "CommentEvent",

@@ -19,6 +19,7 @@ from bot.webhooks.payload import WebhookError
 
 Flavor: TypeAlias = Literal["github", "gitlab", "gitea", "forgejo"]
 ChangeAction: TypeAlias = Literal["opened", "reopened", "updated"]
+ApiVerb: TypeAlias = Literal["approve", "reject", "update", "delete", "create"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +100,26 @@ class RequestedActionEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class ChangeApiEvent:
+    """A change API request (``POST /api/v1/changes``), checked by the web app and queued as
+    a job like a delivery; no webhook ever becomes one. ``actor`` is the API token's name,
+    ``requester`` who the client says asked. ``namespace`` None: cluster-scoped."""
+
+    repo: RepoRef  # the forge and full name only: the job asks the forge for the rest
+    actor: str
+    requester: str
+    verb: ApiVerb
+    target: str | None
+    kind: str | None
+    namespace: str | None
+    name: str
+    document: str | None  # create: the whole object, as JSON text (events hold plain values)
+    fields: tuple[tuple[str, str], ...]
+    reason: str
+    request: str  # SHA-256 of the request: a reused Idempotency-Key is told from a retry
+
+
+@dataclass(frozen=True, slots=True)
 class InstallationEvent:
     """GitHub App ``installation`` / ``installation_repositories`` (action as GitHub sends it)."""
 
@@ -131,6 +152,7 @@ Event: TypeAlias = (
     | CommentEvent
     | CheckRerequestEvent
     | RequestedActionEvent
+    | ChangeApiEvent
     | InstallationEvent
     | PingEvent
     | Ignored
@@ -168,6 +190,7 @@ _TYPES: dict[str, type[Any]] = {
     "comment": CommentEvent,
     "check_rerequest": CheckRerequestEvent,
     "requested_action": RequestedActionEvent,
+    "change_api": ChangeApiEvent,
     "installation": InstallationEvent,
     "ping": PingEvent,
     "ignored": Ignored,

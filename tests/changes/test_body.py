@@ -46,6 +46,8 @@ def test_the_body_names_the_requester_the_link_and_the_impact() -> None:
 def test_an_api_request_names_the_client() -> None:
     body = pr_body("x", Requester("ichor-ui", via_api=True), IMPACT)
     assert "change API by ichor-ui" in body and "this comment" not in body
+    named = pr_body("x", Requester("maria", via_api=True, client="ichor-ui"), IMPACT)
+    assert "change API by maria (client ichor-ui)." in named
 
 
 def test_what_a_requester_wrote_cannot_mention_link_or_inject() -> None:

@@ -55,9 +55,12 @@ def free_port() -> int:
 class Bot:
     """One web process (started once) and worker runs on demand, all on one RQ queue."""
 
-    def __init__(self, workdir: Path, redis_url: str = REDIS_URL) -> None:
+    def __init__(
+        self, workdir: Path, redis_url: str = REDIS_URL, web_env: Mapping[str, str] | None = None
+    ) -> None:
         self.workdir = workdir
         self.redis_url = redis_url
+        self.web_env = dict(web_env or {})  # more settings of the web process
         self.queue = f"e2e-{uuid.uuid4().hex[:10]}"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -82,7 +85,7 @@ class Bot:
         return env
 
     def start(self) -> None:
-        env = self._env({"ICHOR_DATA_DIR": str(self.workdir / "web-data")})
+        env = self._env({"ICHOR_DATA_DIR": str(self.workdir / "web-data"), **self.web_env})
         with self.web_log.open("wb") as log:
             self._web = subprocess.Popen(
                 [str(BIN / "ichor-bot"), "serve", "--port", str(self.port)],
@@ -292,8 +295,10 @@ def pull_request_payload(
 
 
 @contextlib.contextmanager
-def running_bot(workdir: Path, redis_url: str = REDIS_URL) -> Iterator[Bot]:
-    bot = Bot(workdir, redis_url)
+def running_bot(
+    workdir: Path, redis_url: str = REDIS_URL, web_env: Mapping[str, str] | None = None
+) -> Iterator[Bot]:
+    bot = Bot(workdir, redis_url, web_env)
     bot.start()
     try:
         yield bot

@@ -43,6 +43,7 @@ def test_what_is_protected() -> None:
     assert protected("/") and protected("/metrics") and protected("/checks/x")
     assert not protected("/healthz") and not protected("/readyz")
     assert not protected("/webhooks/github")
+    assert not protected("/api/v1/changes") and not protected("/api/v1/openapi.json")
 
 
 def test_serve_asks_for_it(serve_process: ServeProc) -> None:

@@ -46,6 +46,10 @@ class Repositories(GiteaState):
         with self._lock:
             self._repo(full_name).branches[branch] = sha
 
+    def _op_repoGet(self, ctx: Ctx) -> Response:
+        assert ctx.repo is not None
+        return Response(200, self._render_repo(ctx.repo.full_name))
+
     def _op_repoGetRepoPermissions(self, ctx: Ctx) -> Response:
         assert ctx.repo is not None
         who = ctx.params["collaborator"]

@@ -86,6 +86,30 @@ class Repositories(GitLabCore):
         if bare is not None and not self._commit_missing(self._project(full_name), sha):
             run_git("--git-dir", str(bare), "update-ref", f"refs/merge-requests/{iid}/head", sha)
 
+    # ------------------------------------------------------------------ handlers
+    def _op_get_project(self, path: dict[str, str], params: dict[str, Any]) -> Response:
+        """``GET /projects/:id`` (by id or URL-encoded path), the fields of GitLab's answer
+        that describe where the project lives."""
+        project = self._find_project(path["project"])
+        full = project["full_name"]
+        web = f"{self.url}/{full}"
+        host = urlsplit(self.url).netloc
+        return Response(
+            200,
+            {
+                "id": project["id"],
+                "name": full.rpartition("/")[2],
+                "path": full.rpartition("/")[2],
+                "path_with_namespace": full,
+                "default_branch": project["default_branch"],
+                "visibility": "private",
+                "web_url": web,
+                "http_url_to_repo": f"{web}.git",
+                "ssh_url_to_repo": f"git@{host}:{full}.git",
+                "archived": False,
+            },
+        )
+
     # ------------------------------------------------------------------ rendering
     def _render_project(self, project: dict[str, Any]) -> dict[str, Any]:
         full = project["full_name"]

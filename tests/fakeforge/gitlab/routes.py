@@ -99,6 +99,7 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any]]] = {
         {"resolved": "!bool"},
     ),
     "get_member": ("GET", _P + "/members/all/(?P<user_id>[^/]+)", {}),
+    "get_project": ("GET", _P, {"statistics": "bool", "license": "bool"}),
 }
 COMPILED = [
     (name, method, re.compile("/api/v4" + pattern)) for name, (method, pattern, _) in ROUTES.items()

@@ -207,7 +207,9 @@ def _build_and_push(
             snapshot.close()
 
 
-def _candidate_policy(config: IchorConfig, change: ObjectChange | IgnoreChange) -> GatePolicy:
+def _candidate_policy(
+    config: IchorConfig, change: ObjectChange | IgnoreChange | CreateChange
+) -> GatePolicy:
     """The targets the change may act in: the one named, else every one (a /delete), the
     ones with ``approval`` (an /approve or /reject), the only one (an /ignore)."""
     policy = config.gate_policy()

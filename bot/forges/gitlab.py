@@ -63,11 +63,13 @@ from bot.forges.gitlab_api import (
     PER_PAGE,
     GitLabAPI,
     by_bot,
+    check_repo,
     clip,
     clip_line,
     find_mr,
     merge_request,
     mr_ref,
+    project_ref,
 )
 from bot.forges.gitlab_discussions import Done, sync_discussions
 from bot.forges.locks import KeyedLocks
@@ -147,7 +149,7 @@ class GitLabForge:
         return f"refs/merge-requests/{number}/head"
 
     async def git_credentials(self, repo: RepoRef) -> GitCredentials:
-        _check_repo(repo)
+        check_repo(repo)
         # GitLab takes any non-blank user name with a personal, project or group access
         # token, and older releases want exactly "oauth2" with an OAuth token: one name for all.
         basic = base64.b64encode(f"oauth2:{self._token}".encode()).decode("ascii")
@@ -160,13 +162,13 @@ class GitLabForge:
         # A job run again takes up the status an earlier run left (GitLab makes a new status
         # for a state posted after a final one), and posts no state it already has.
         if resume and (state := await self._latest_state(repo, head_sha)) is not None:
-            self._posted[(_project(repo), head_sha, self._check_name)] = state
+            self._posted[(project_ref(repo), head_sha, self._check_name)] = state
             return CheckHandle(head_sha=head_sha)
         await self._set_status(repo, head_sha, "running", RUNNING_DESCRIPTION, None)
         return CheckHandle(head_sha=head_sha)
 
     async def _latest_state(self, repo: RepoRef, sha: str) -> str | None:
-        project, name = _project(repo), self._check_name
+        project, name = project_ref(repo), self._check_name
 
         def latest(gl: gitlab.Gitlab) -> str | None:
             commit = gl.projects.get(project, lazy=True).commits.get(sha, lazy=True)
@@ -183,7 +185,7 @@ class GitLabForge:
 
     async def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str:
         body = clip(summary_body(body), NOTE_LIMIT)
-        project, iid = _project(repo), int(number)
+        project, iid = project_ref(repo), int(number)
         me = await self._me()
 
         def upsert(gl: gitlab.Gitlab) -> int:
@@ -224,7 +226,7 @@ class GitLabForge:
         limit: int,
     ) -> LineCommentSync:
         # base_sha is not needed: GitLab's latest version names the diff's base and start.
-        project, iid = _project(repo), int(number)
+        project, iid = project_ref(repo), int(number)
         me = await self._me()
         done = Done()  # kept across attempts
 
@@ -237,20 +239,20 @@ class GitLabForge:
             return await self._retrying(lambda: self._api.run(sync))
 
     async def permission(self, repo: RepoRef, user: str) -> Permission:
-        project = _project(repo)
+        project = project_ref(repo)
         level = await self._retrying(
             lambda: self._api.run(lambda gl: commands.access_level(gl, project, user))
         )
         return commands.permission_of(level)
 
     async def bot_login(self, repo: RepoRef) -> str:
-        _check_repo(repo)
+        check_repo(repo)
         return (await self._whoami())[1]
 
     async def add_reaction(
         self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction
     ) -> None:
-        project, iid, note_id = _project(repo), int(number), commands.parse_note_id(comment_id)
+        project, iid, note_id = project_ref(repo), int(number), commands.parse_note_id(comment_id)
 
         async def attempt() -> None:
             try:
@@ -265,7 +267,7 @@ class GitLabForge:
         await self._retrying(attempt)
 
     async def post_comment(self, repo: RepoRef, number: int, body: str) -> str:
-        project, iid = _project(repo), int(number)
+        project, iid = project_ref(repo), int(number)
         body = clip(commands.defuse_quick_actions(body), NOTE_LIMIT)
         me = await self._me()
         attempts = 0
@@ -279,7 +281,7 @@ class GitLabForge:
         return commands.note_url(self._mr_url(repo, iid), note_id)
 
     async def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
-        project, iid = _project(repo), int(number)
+        project, iid = project_ref(repo), int(number)
 
         def listed(gl: gitlab.Gitlab) -> list[ForgeComment]:
             return commands.list_comments(merge_request(gl, project, iid), self._mr_url(repo, iid))
@@ -287,7 +289,7 @@ class GitLabForge:
         return await self._retrying(lambda: self._api.run(listed))
 
     async def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
-        project, iid = _project(repo), int(number)
+        project, iid = project_ref(repo), int(number)
 
         def get(gl: gitlab.Gitlab) -> PullRequestRef:
             return mr_ref(gl.projects.get(project, lazy=True).mergerequests.get(iid).attributes)
@@ -295,7 +297,7 @@ class GitLabForge:
         return await self._retrying(lambda: self._api.run(get))
 
     async def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
-        project = _project(repo)
+        project = project_ref(repo)
         return await self._retrying(
             lambda: self._api.run(lambda gl: find_mr(gl, project, head, base))
         )
@@ -303,7 +305,7 @@ class GitLabForge:
     async def open_pull_request(
         self, repo: RepoRef, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef:
-        project = _project(repo)
+        project = project_ref(repo)
         data = {
             "source_branch": head,
             "target_branch": base,
@@ -325,7 +327,7 @@ class GitLabForge:
 
     async def repository(self, full_name: str) -> RepoRef:
         """:class:`bot.forges.base.RepositoryLookup`."""
-        project = _project(RepoRef(ForgeKind.GITLAB, full_name))
+        project = project_ref(RepoRef(ForgeKind.GITLAB, full_name))
         found = await self._retrying(
             lambda: self._api.run(lambda gl: gl.projects.get(project).attributes)
         )
@@ -339,7 +341,7 @@ class GitLabForge:
     async def _set_status(
         self, repo: RepoRef, sha: str, state: str, description: str, target_url: str | None
     ) -> None:
-        project = _project(repo)
+        project = project_ref(repo)
         key = (project, sha, self._check_name)
         data = {"state": state, "name": self._check_name, "description": clip_line(description)}
         if target_url:
@@ -392,18 +394,3 @@ class GitLabForge:
 
     def _log_retry(self, exc: TransientForgeError, delay: float) -> None:
         log.warning("%s; retrying in %.1fs", self._api.redact(exc), delay)
-
-
-def _check_repo(repo: RepoRef) -> None:
-    if repo.forge != "gitlab":
-        raise PermanentForgeError(f"{repo.full_name} is a {repo.forge} repository, not GitLab")
-
-
-def _project(repo: RepoRef) -> str:
-    """The project's id when known, else its path (python-gitlab URL-encodes it)."""
-    _check_repo(repo)
-    if repo.id:
-        return str(repo.id)
-    if not repo.full_name or repo.full_name.strip("/") != repo.full_name:
-        raise PermanentForgeError(f"{repo.full_name!r} is not a GitLab project path")
-    return repo.full_name

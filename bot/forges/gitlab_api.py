@@ -29,7 +29,7 @@ import requests
 
 from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
 from bot.forges import clipping
-from bot.forges.base import PullRequestRef
+from bot.forges.base import PullRequestRef, RepoRef
 from bot.forges.http_errors import http_error
 from bot.forges.redaction import redact, secrets_list, token_forms
 from bot.forges.retry import server_wait
@@ -261,3 +261,18 @@ def clip(text: str, limit: int) -> str:
 
 def clip_line(text: str, limit: int = DESCRIPTION_LIMIT) -> str:
     return clipping.one_line(text, limit)
+
+
+def check_repo(repo: RepoRef) -> None:
+    if repo.forge != "gitlab":
+        raise PermanentForgeError(f"{repo.full_name} is a {repo.forge} repository, not GitLab")
+
+
+def project_ref(repo: RepoRef) -> str:
+    """The project's id when known, else its path (python-gitlab URL-encodes it)."""
+    check_repo(repo)
+    if repo.id:
+        return str(repo.id)
+    if not repo.full_name or repo.full_name.strip("/") != repo.full_name:
+        raise PermanentForgeError(f"{repo.full_name!r} is not a GitLab project path")
+    return str(repo.full_name)

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from bot.state.redis_state import RedisAudit
 from tests.e2e.harness import Bot, WorkerRun, pull_request_payload, running_bot
 from tests.e2e.test_github_changes import CONFIG, ORIGINAL, SETTINGS, git, pushes
 from tests.e2e.test_github_commands import AUTHOR, Commands
@@ -94,6 +95,15 @@ class Faults(Commands):
         argvs = self.runs[-1].git_argvs()
         return [a for argv in argvs if "push" in argv for a in argv if a.startswith("--force-with")]
 
+    def audits(self) -> list[tuple[str, str, str | None]]:
+        """(verb, result, pull request URL) of this repository's audit records, oldest first."""
+        records = RedisAudit(self.bot.redis).recent(repo=self.full_name)
+        return [(r.verb, r.result, r.pr_url) for r in reversed(records)]
+
+    def locked(self) -> bool:
+        """The repository's lock is held (by a worker)."""
+        return bool(self.bot.redis.exists(f"ichor:repo-lock:github:{self.full_name}"))
+
     def finish(self) -> None:
         """Nothing the forge would refuse, and no token (nor its Basic form) in a worker's
         log, a git argv, a pushed object, a pull request, a reply or any API request body."""
@@ -113,6 +123,7 @@ class Faults(Commands):
         assert leaked == []
         for path in self.data_dir.rglob("*"):  # the mirror's config, FETCH_HEAD, caches
             assert path.is_dir() or not any(t.encode() in path.read_bytes() for t in tokens), path
+        assert not self.locked()
 
 
 @pytest.fixture
@@ -141,12 +152,20 @@ def test_a_leftover_branch_without_a_pull_request_is_replaced_under_a_lease(pr: 
     assert pr.leases() == [LEASE + pr.head], run.log[-3000:]  # the value just read
     assert pushes(pr.fake) == 1
     assert_approved(pr, reply)
+    (pull,) = pr.ichor_pulls()
+    assert pr.audits() == [("approve", "pr-opened", pull["html_url"])]
 
 
 def test_a_branch_moved_after_it_was_read_is_read_again_once(pr: Faults) -> None:
-    pr.fake.before_push(lambda: pr.move(pr.head))
+    held: list[bool] = []  # the repository's lock, seen from the forge during the push
+
+    def move() -> None:
+        held.append(pr.locked())
+        pr.move(pr.head)
+
+    pr.fake.before_push(move)
     reply, run = pr.ask(APPROVE)
-    assert pushes(pr.fake) == 2, run.log[-3000:]
+    assert pushes(pr.fake) == 2 and held == [True], run.log[-3000:]
     assert "trying again from a new fetch" in run.log
     assert pr.leases() == [LEASE, LEASE + pr.head]  # the second leases on what it read then
     assert_approved(pr, reply)
@@ -164,6 +183,9 @@ def test_a_branch_that_keeps_moving_is_an_error_and_no_pull_request(pr: Faults) 
     ), run.log[-3000:]
     assert pr.ichor_pulls() == []
     assert pr.branches() == {BRANCH: pr.base}  # the other writer's commit is kept
+    assert [(verb, result[:6], url) for verb, result, url in pr.audits()] == [
+        ("approve", "error:", None)
+    ]
 
 
 @pytest.mark.parametrize(("status", "attempts"), [(503, 5), (403, 1)])
@@ -222,3 +244,5 @@ def test_a_change_the_gate_would_refuse_is_not_pushed(pr: Faults) -> None:
     ), run.log[-3000:]
     assert pushes(pr.fake) == 0 and pr.branches() == {} and pr.ichor_pulls() == []
     assert [a for a in run.git_argvs() if "push" in a] == []
+    ((verb, result, url),) = pr.audits()
+    assert (verb, url) == ("delete", None) and result.startswith("refused: the gate would refuse")

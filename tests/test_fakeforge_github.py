@@ -1,5 +1,6 @@
 """The fake GitHub's helpers for comment commands: edits stamped later than creation, users
-typed ``Bot``, merged pull requests, and faults on the permission lookup (seen over HTTP)."""
+typed ``Bot``, merged pull requests, and faults on the permission and open-pull-request
+lookups (seen over HTTP)."""
 
 from __future__ import annotations
 
@@ -71,3 +72,17 @@ def test_permission_faults_hit_the_lookup_of_the_user_named(
         return client.get(f"/repos/{FULL}/collaborators/{user}/permission").status_code
 
     assert [status("bob"), status("bob"), status("alice"), status("alice")] == [503, 503, 403, 200]
+
+
+def test_pull_lookup_faults_hit_the_listing_of_the_repository_named(
+    fake: FakeGitHub, client: httpx.Client
+) -> None:
+    fake.add_repo("octo/other", installation_id=42)
+    fake.inject_pull_lookup_failure(503, full_name=FULL, times=2)
+
+    def status(full_name: str) -> int:
+        query = {"state": "open", "head": "octo:ichor/x", "base": "main"}
+        return client.get(f"/repos/{full_name}/pulls", params=query).status_code
+
+    assert [status("octo/other"), status(FULL), status(FULL), status(FULL)] == [200, 503, 503, 200]
+    assert client.get(f"/repos/{FULL}/pulls/7").status_code == 200  # one pull: no listing

@@ -3,7 +3,8 @@
 Serves the bare repositories under ``root`` (``<owner>/<name>.git``) on 127.0.0.1, asks
 ``authorize`` about every request's ``Authorization`` header (fetches and pushes alike: a
 refused one is a 401 before http-backend runs) and records every request, so a test can count
-round trips. ``fail_next`` makes the next requests answer 500.
+round trips. ``fail_next`` makes the next requests answer 500; ``before_push`` runs a callback
+between a pusher's read of the refs and the push (someone else moving a branch in between).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class GitHttpServer:
         self.url = ""
         self.requests: list[GitRequest] = []
         self.fail_next = 0  # answer this many coming requests with a 500
+        self._before_pushes: list[Callable[[], None]] = []  # see before_push
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -62,6 +64,18 @@ class GitHttpServer:
     def record(self, request: GitRequest) -> None:
         with self._lock:
             self.requests.append(request)
+
+    def before_push(self, callback: Callable[[], None], *, times: int = 1) -> None:
+        """Run ``callback`` before each of the next ``times`` authorized pushes (a POST to
+        ``git-receive-pack``) reach git: after the pusher read the refs, before they change."""
+        with self._lock:
+            self._before_pushes.extend([callback] * times)
+
+    def take_before_push(self, method: str, path: str) -> Callable[[], None] | None:
+        if method != "POST" or not path.endswith("/git-receive-pack"):
+            return None
+        with self._lock:
+            return self._before_pushes.pop(0) if self._before_pushes else None
 
     def take_failure(self) -> bool:
         with self._lock:
@@ -166,6 +180,9 @@ class _Handler(BaseHTTPRequestHandler):
             headers = [("WWW-Authenticate", 'Basic realm="fake"'), ("Content-Type", "text/plain")]
             payload = b"authentication required\n"
         else:
+            racer = self.owner.take_before_push(self.command, parts.path)
+            if racer is not None:
+                racer()
             status, headers, payload = self._run_backend(parts.path, parts.query, body)
         chunked = self.headers.get("Transfer-Encoding", "").lower() == "chunked"
         encoding = self.headers.get("Content-Encoding")

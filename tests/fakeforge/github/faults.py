@@ -1,9 +1,11 @@
 """Faults the fake GitHub can inject the way GitHub answers them: rate limits (primary and
-secondary), a failing permission lookup, and the bodies of injected statuses."""
+secondary), a failing permission lookup or open-pull-request lookup, a push that loses a race,
+and the bodies of injected statuses."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -54,6 +56,20 @@ class FaultsMixin(GitHubCore):
         who = re.escape(quote(user, safe="")) if user is not None else "[^/]+"
         path = rf"/repos/[^/]+/[^/]+/collaborators/{who}/permission"
         return self.inject("GET", path, status=status, body=body, times=times)
+
+    def inject_pull_lookup_failure(
+        self, status: int, *, full_name: str | None = None, times: int | None = 1
+    ) -> Fault:
+        """``status`` for the next ``times`` pull request listings (``GET .../pulls``, e.g. the
+        lookup by ``head=``) of ``full_name`` (any repository when None); ``times=None``: every
+        one."""
+        repo = re.escape(full_name) if full_name is not None else "[^/]+/[^/]+"
+        return self.inject("GET", rf"/repos/{repo}/pulls", status=status, times=times)
+
+    def before_push(self, callback: Callable[[], None], *, times: int = 1) -> None:
+        """Run ``callback`` before each of the next ``times`` pushes reach git (see
+        :meth:`tests.support.git_http.GitHttpServer.before_push`)."""
+        self.git.before_push(callback, times=times)
 
     def _fault_body(self, status: int, headers: dict[str, str]) -> Any:
         return error(

@@ -49,7 +49,7 @@ async def change_command(run: CommandRun, command: ChangeCommand) -> None:
         adapter.forge,
         adapter.open_mirror,
         run.context.state.locks,
-        _identity(login, run.repo),
+        bot_identity(login, run.repo),
         cache=run.context.cache,
         registries=run.context.registries,
     )
@@ -106,7 +106,7 @@ async def _comment_link(run: CommandRun) -> str | None:
     return f"{url}#{anchor}{run.source}"
 
 
-def _identity(login: str, repo: object) -> GitIdentity:
+def bot_identity(login: str, repo: object) -> GitIdentity:
     host = urlsplit(getattr(repo, "git_url", "")).hostname or "localhost"
     return GitIdentity(login, f"{login.replace('[', '').replace(']', '')}@users.noreply.{host}")
 

@@ -31,7 +31,7 @@ def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
 
 
 class Unconfigured:
-    """A GitOps repository with two clusters' folders of manifests and no ``.ichor.yaml``."""
+    """A GitOps repository with a folder of manifests, documentation and no ``.ichor.yaml``."""
 
     def __init__(self, fake: FakeGitHub, bot: Bot, tmp_path: Path) -> None:
         self.fake, self.bot, self.tmp_path = fake, bot, tmp_path
@@ -45,7 +45,8 @@ class Unconfigured:
             {
                 "clusters/prod/v1/configmaps/web/settings.yaml": configmap("settings"),
                 "clusters/prod/v1/configmaps/web/other.yaml": configmap("other"),
-                "clusters/staging/v1/configmaps/web/settings.yaml": configmap("settings"),
+                "clusters/staging/v1/configmaps/web/staged.yaml": configmap("staged"),
+                "docs/guide.md": "how we deploy\n",
                 "README.md": "hello\n",
             },
             "base",
@@ -107,19 +108,15 @@ def test_a_push_proposes_once_and_never_after_a_decline(repo: Unconfigured) -> N
     assert pull["base"]["ref"] == "main" and pull["state"] == "open"
     assert pull["title"] == "ichor: guard this repository's GitTarget paths"
     body = pull["body"]
-    assert "`prod`" in body and "`staging`" in body and "|" in body  # the verdict table
+    # The gate's verdict per proposed target, in the body's table.
+    assert "| target | path | verdict | objects found |" in body
+    assert "| `clusters` | <code>clusters</code> | accepted | 3 of 3 documents |" in body
     main = repo.git("rev-parse", "main").strip()
     assert repo.git("rev-parse", f"{BRANCH}^").strip() == main
     changed = set(repo.git("diff", "--name-only", main, BRANCH).split())
-    assert changed == {
-        ".ichor.yaml",
-        "clusters/prod/README.md",
-        "clusters/prod/.gittargetignore",
-        "clusters/staging/README.md",
-        "clusters/staging/.gittargetignore",
-    }
+    assert changed == {".ichor.yaml", "clusters/README.md", "clusters/.gittargetignore"}
     config = repo.git("show", f"{BRANCH}:.ichor.yaml")
-    assert "clusters/prod" in config and "clusters/staging" in config
+    assert "path: clusters" in config
     assert repo.fake.check_runs(repo.full_name) == []  # not configured: the check stays silent
 
     # A second push: the open proposal is found, nothing is pushed.

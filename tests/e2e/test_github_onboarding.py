@@ -139,3 +139,21 @@ def test_a_push_proposes_once_and_never_after_a_decline(repo: Unconfigured) -> N
     assert states == ["closed", "open"] and repo.pushes() == pushes + 1
     assert repo.git("rev-parse", f"{BRANCH}^").strip() == repo.git("rev-parse", "main").strip()
     assert repo.fake.validation_errors == [] and repo.fake.auth_failures == []
+
+
+def test_an_installation_proposes_for_each_repository_it_was_given(repo: Unconfigured) -> None:
+    fixture = ROOT / "fixtures/webhooks/github/installation_repositories__added.json"
+    payload: dict[str, Any] = copy.deepcopy(json.loads(fixture.read_text()))
+    payload["installation"]["id"] = 42
+    payload["repositories_added"][0].update(
+        full_name=repo.full_name, name=repo.full_name.split("/")[1]
+    )
+    assert repo.bot.post("installation_repositories", payload) == 202
+    run = repo.bot.run_worker(repo.fake.env(), repo.data_dir)
+    assert run.code == 0, run.log
+    opened = repo.proposals()
+    assert len(opened) == 1 and opened[0]["base"]["ref"] == "main", run.log[-3000:]
+    # Its default branch came from the remote's HEAD; a later push finds the open proposal.
+    pushes = repo.pushes()
+    repo.push({"README.md": "changed\n"})
+    assert len(repo.proposals()) == 1 and repo.pushes() == pushes

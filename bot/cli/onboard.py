@@ -29,7 +29,7 @@ def add_onboard_parser(subparsers: Any, formatter: type[argparse.HelpFormatter])
     parser.add_argument(
         "--installation",
         type=int,
-        help="the GitHub App installation acting on REPO (required on GitHub)",
+        help="the GitHub App installation acting on REPO (default: none; required on GitHub)",
     )
     parser.add_argument(
         "--branch", help="the branch to propose into (default: the repository's HEAD)"

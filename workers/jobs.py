@@ -2,11 +2,13 @@
 
 ``handle_delivery`` is the one entry point for webhook deliveries: it turns the event back into
 its typed form and looks its job up in :data:`JOBS`. Pull requests, pushes and re-requested
-checks run the check pipeline; the other events are acknowledged and logged until their
-features arrive. A job that runs again (a retry, a job recovered from a dead worker, a
-redelivery) resumes the check it had started. ``report_abandoned`` ends the check of a job
-whose workers kept dying. The RQ entry points use the context installed at start-up
-(:func:`workers.context.install`); :func:`run_delivery` takes it as an argument.
+checks run the check pipeline (a push to the default branch of a repository without
+``.ichor.yaml`` then proposes one); installations propose it too; the other events are
+acknowledged and logged until their features arrive. A job that runs again (a retry, a job
+recovered from a dead worker, a redelivery) resumes the check it had started.
+``report_abandoned`` ends the check of a job whose workers kept dying. The RQ entry points
+use the context installed at start-up (:func:`workers.context.install`);
+:func:`run_delivery` takes it as an argument.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from bot.checks.pipeline import report_failure, run_check
+from bot.checks.pipeline import CheckStatus, report_failure, run_check
 from bot.checks.request import CheckRequest, asks_for_check, request_for
 from bot.errors import PermanentForgeError
 from bot.queueing.inprocess import JobRunner
@@ -24,6 +26,7 @@ from bot.webhooks import (
     ChangeRequestEvent,
     CheckRerequestEvent,
     CommentEvent,
+    InstallationEvent,
     PushEvent,
     RequestedActionEvent,
     event_from_dict,
@@ -31,6 +34,7 @@ from bot.webhooks import (
 from workers.change_api import change_api_job
 from workers.commands import comment_job, requested_action_job
 from workers.context import Adapter, WorkerContext, installed
+from workers.onboarding import installation_job, onboard_unconfigured_push
 from workers.services import check_services, ran_before
 
 log = logging.getLogger("ichor.jobs")
@@ -98,7 +102,10 @@ def check_job(context: WorkerContext, forge: str, delivery_id: str, event: objec
         result.status,
         result.title or "",
     )
-    return {**summary, "handled": True, "check": result.to_dict()}
+    summary = {**summary, "handled": True, "check": result.to_dict()}
+    if result.status is CheckStatus.NOT_CONFIGURED and isinstance(event, PushEvent):
+        summary.update(onboard_unconfigured_push(context, adapter, forge, event, request.repo))
+    return summary
 
 
 # What each event asks a worker to do; events not named here are acknowledged and logged.
@@ -109,6 +116,7 @@ JOBS: dict[type, Job] = {
     CommentEvent: comment_job,
     RequestedActionEvent: requested_action_job,
     ChangeApiEvent: change_api_job,  # queued by POST /api/v1/changes, never by a webhook
+    InstallationEvent: installation_job,
 }
 
 ABANDONED_REASON = (

@@ -17,6 +17,7 @@ from pathlib import Path
 from bot import __version__
 from bot.cli.audit import add_audit_parser, run_audit
 from bot.cli.check import add_check_parser, run_check_command
+from bot.cli.onboard import add_onboard_parser, run_onboard
 from bot.cli.processes import serve, work
 from bot.cli.replay import replay
 from bot.cli.types_command import add_types_parser, run_types
@@ -36,6 +37,7 @@ examples:
   ichor-bot types --path clusters/dev  list the types that target may hold
   ichor-bot serve --port 8000          serve webhooks
   ichor-bot audit --since 2h           who ran which command, and what came of it
+  ichor-bot onboard github acme/gitops --installation 42   propose .ichor.yaml again
   ichor-bot COMMAND --help             every option of COMMAND, with its default
 """
 
@@ -112,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--show", metavar="SHA", help="print one result's summary and issues (default: a list)"
     )
     add_audit_parser(commands, _HELP)
+    add_onboard_parser(commands, _HELP)
     return parser
 
 
@@ -180,6 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return show_results(load_settings().data_dir, args.limit, args.show)
         if args.command == "audit":
             return run_audit(args, load_settings())
+        if args.command == "onboard":
+            return run_onboard(args, load_settings())
         return run_check_command(args, os.environ)
     except IchorError as exc:
         print(f"ichor-bot: error: {exc}", file=sys.stderr)

@@ -121,6 +121,28 @@ def repo_lock_key(forge: str, full_name: str) -> str:
     return f"{forge}:{full_name}"
 
 
+def onboarding_key(forge: str, full_name: str) -> str:
+    """The key a repository's onboarding is remembered under."""
+    return f"{forge}:{full_name}"
+
+
+class OnboardingMemory(Protocol):
+    """Whether a repository was offered its onboarding pull request (DESIGN 6.6), and whether
+    it declined (closed it unmerged): a trigger proposes once, and never again after that."""
+
+    def proposed(self, repo_key: str) -> bool: ...
+
+    def remember_proposed(self, repo_key: str) -> None: ...
+
+    def declined(self, repo_key: str) -> bool: ...
+
+    def remember_declined(self, repo_key: str) -> None: ...
+
+    def forget_declined(self, repo_key: str) -> None:
+        """``ichor-bot onboard`` asks again: the next proposal is not a re-proposal."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class StateStore:
     heads: HeadStore
@@ -129,3 +151,4 @@ class StateStore:
     audit: AuditLog
     permissions: PermissionCache
     locks: RepoLock
+    onboarding: OnboardingMemory

@@ -123,6 +123,33 @@ class MemoryPermissions:
             self._answers[(forge, repo, user)] = (now, permission)
 
 
+class MemoryOnboarding:
+    def __init__(self) -> None:
+        self._proposed: set[str] = set()
+        self._declined: set[str] = set()
+        self._lock = threading.Lock()
+
+    def proposed(self, repo_key: str) -> bool:
+        with self._lock:
+            return repo_key in self._proposed
+
+    def remember_proposed(self, repo_key: str) -> None:
+        with self._lock:
+            self._proposed.add(repo_key)
+
+    def declined(self, repo_key: str) -> bool:
+        with self._lock:
+            return repo_key in self._declined
+
+    def remember_declined(self, repo_key: str) -> None:
+        with self._lock:
+            self._declined.add(repo_key)
+
+    def forget_declined(self, repo_key: str) -> None:
+        with self._lock:
+            self._declined.discard(repo_key)
+
+
 def memory_state(clock: Callable[[], float] | None = None) -> StateStore:
     return StateStore(
         MemoryHeads(),
@@ -131,4 +158,5 @@ def memory_state(clock: Callable[[], float] | None = None) -> StateStore:
         MemoryAudit(),
         MemoryPermissions(clock or time.monotonic),
         MemoryRepoLock(),
+        MemoryOnboarding(),
     )

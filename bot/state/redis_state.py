@@ -224,6 +224,36 @@ class RedisPermissions:
         self._redis.set(self._key(forge, repo, user), permission.name, ex=PERMISSION_TTL)
 
 
+def onboarding_proposed_key(repo_key: str) -> str:
+    return f"ichor:onboarding:proposed:{repo_key}"
+
+
+def onboarding_declined_key(repo_key: str) -> str:
+    return f"ichor:onboarding:declined:{repo_key}"
+
+
+class RedisOnboarding:
+    """No expiry: a repository that declined the proposal is never offered it again."""
+
+    def __init__(self, connection: redis.Redis) -> None:
+        self._redis = connection
+
+    def proposed(self, repo_key: str) -> bool:
+        return bool(self._redis.exists(onboarding_proposed_key(repo_key)))
+
+    def remember_proposed(self, repo_key: str) -> None:
+        self._redis.set(onboarding_proposed_key(repo_key), "1")
+
+    def declined(self, repo_key: str) -> bool:
+        return bool(self._redis.exists(onboarding_declined_key(repo_key)))
+
+    def remember_declined(self, repo_key: str) -> None:
+        self._redis.set(onboarding_declined_key(repo_key), "1")
+
+    def forget_declined(self, repo_key: str) -> None:
+        self._redis.delete(onboarding_declined_key(repo_key))
+
+
 def redis_state(connection: redis.Redis) -> StateStore:
     return StateStore(
         RedisHeads(connection),
@@ -232,4 +262,5 @@ def redis_state(connection: redis.Redis) -> StateStore:
         RedisAudit(connection),
         RedisPermissions(connection),
         RedisRepoLock(connection),
+        RedisOnboarding(connection),
     )

@@ -1,0 +1,166 @@
+"""The onboarding job (DESIGN 6.6): a repository without ``.ichor.yaml`` gets, once, a pull
+request on ``ichor/bootstrap`` proposing one, built by the pure core in :mod:`bot.onboarding`.
+
+Order, as for a change request: the open pull request on the branch is looked up first
+(found: nothing is fetched or pushed); a repository that declined (closed the proposal
+unmerged) is left alone by every trigger; then, holding the repository's lock, the default
+branch is fetched, targets detected on its tip, the files committed in the mirror and pushed
+once with a lease. A closed proposal is noticed without the forge telling: it was proposed,
+and no open pull request is left on the branch (a merged one added ``.ichor.yaml``, so no
+trigger reaches here).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Literal
+
+from bot.changes.engine import LOCK_TTL, LOCK_WAIT, ChangeServices
+from bot.errors import GitStoreError
+from bot.forges.base import GitCredentials, RepoRef
+from bot.gate.policy import CONFIG_FILE
+from bot.git.commit import build_commit
+from bot.git.push import push_branch, remote_branch_head
+from bot.git.store import Mirror
+from bot.git.transport import remote_failure, run_remote
+from bot.onboarding.body import BRANCH, TITLE, onboarding_body
+from bot.onboarding.detect import detect_targets
+from bot.onboarding.proposal import proposal_files, proposal_reports
+from bot.state.base import OnboardingMemory, onboarding_key, repo_lock_key
+
+log = logging.getLogger("ichor.onboarding")
+Result = Literal["pr-opened", "pr-existing", "declined", "configured", "no-candidates"]
+
+
+@dataclass(frozen=True, slots=True)
+class OnboardingOutcome:
+    result: Result
+    pull_request_url: str | None = None
+    reason: str | None = None
+
+    @property
+    def created(self) -> bool:
+        return self.result == "pr-opened"
+
+
+@dataclass(frozen=True, slots=True)
+class _Proposal:
+    files: int
+    body: str
+
+
+async def open_onboarding(
+    repo: RepoRef,
+    services: ChangeServices,
+    *,
+    forge_kind: str,
+    memory: OnboardingMemory,
+    requested: bool = False,
+) -> OnboardingOutcome:
+    """Propose ``.ichor.yaml`` for ``repo``; ``requested`` (``ichor-bot onboard``) proposes
+    again after a decline. Raises ForgeErrors for the caller to report (and retry)."""
+    key = onboarding_key(forge_kind, repo.full_name)
+    if not requested and memory.declined(key):
+        return OnboardingOutcome("declined", reason="its onboarding pull request was closed")
+    forge = services.forge
+    credentials = await forge.git_credentials(repo)
+    base = repo.default_branch
+    if base is None:
+        base = await asyncio.to_thread(_default_branch, repo, services, credentials)
+    found = await forge.find_pull_request(repo, BRANCH, base)
+    if found is not None:
+        memory.remember_proposed(key)
+        return OnboardingOutcome("pr-existing", found.url)
+    if requested:
+        memory.forget_declined(key)
+    elif memory.proposed(key):
+        log.info("%s: its onboarding pull request was closed; not proposing again", repo.full_name)
+        memory.remember_declined(key)
+        return OnboardingOutcome("declined", reason="its onboarding pull request was closed")
+    proposal = await asyncio.to_thread(
+        _build_and_push, repo, base, forge_kind, services, credentials
+    )
+    if isinstance(proposal, OnboardingOutcome):
+        return proposal
+    pull = await forge.open_pull_request(
+        repo, head=BRANCH, base=base, title=TITLE, body=proposal.body
+    )
+    memory.remember_proposed(key)
+    log.info("%s: onboarding proposed in %s (%d files)", repo.full_name, pull.url, proposal.files)
+    return OnboardingOutcome("pr-opened", pull.url)
+
+
+def _build_and_push(
+    repo: RepoRef,
+    base: str,
+    forge_kind: str,
+    services: ChangeServices,
+    credentials: GitCredentials | None,
+) -> _Proposal | OnboardingOutcome:
+    lock = repo_lock_key(forge_kind, repo.full_name)
+    with (
+        services.lock.hold(lock, ttl=LOCK_TTL, wait=LOCK_WAIT),
+        services.open_mirror(repo) as mirror,
+    ):
+        ref = f"refs/heads/{base}"
+        mirror.fetch(credentials, [ref])
+        tip = mirror.fetched_ref(ref)
+        if tip is None:
+            raise GitStoreError(f"the branch {base!r} could not be fetched")
+        # Detection reads every YAML file: the whole tree's blobs, in one request.
+        mirror.prefetch_blobs(credentials, tip, [""])
+        snapshot = mirror.repository().snapshot(tip)
+        try:
+            if snapshot.get(CONFIG_FILE) is not None:
+                return OnboardingOutcome("configured", reason=f"{CONFIG_FILE} is already there")
+            candidates = detect_targets(snapshot)
+            if not candidates:
+                log.info(
+                    "%s: no folder at %s is mostly Kubernetes YAML; nothing to propose",
+                    repo.full_name,
+                    tip[:12],
+                )
+                return OnboardingOutcome(
+                    "no-candidates", reason="no folder's YAML is mostly Kubernetes objects"
+                )
+            files = proposal_files(candidates, snapshot)
+            reports = proposal_reports(snapshot, files)
+        finally:
+            snapshot.close()
+        commit = build_commit(
+            mirror,
+            parent=tip,
+            changes=dict(files),
+            message=f"{TITLE}\n\nProposed by Ichor Bot: {len(candidates)} detected target(s).",
+            author=services.author,
+        )
+        expected = remote_branch_head(mirror, credentials, BRANCH)
+        push_branch(mirror, credentials, commit=commit, branch=BRANCH, expected=expected)
+        return _Proposal(len(files), onboarding_body(candidates, reports, forge_kind))
+
+
+def _default_branch(
+    repo: RepoRef, services: ChangeServices, credentials: GitCredentials | None
+) -> str:
+    """The remote HEAD's branch, for a repository named without one (a GitHub installation
+    lists names only)."""
+    with services.open_mirror(repo) as mirror:
+        return remote_default_branch(mirror, credentials)
+
+
+def remote_default_branch(mirror: Mirror, credentials: GitCredentials | None) -> str:
+    argv = ["-C", str(mirror.path), "ls-remote", "--symref", "origin", "HEAD"]
+    where = f"listing HEAD on {mirror.clone_url}"
+    env = mirror.network_env(credentials)
+    result = run_remote(
+        argv, env, credentials, action="ls-remote", timeout=mirror.timeout, where=where
+    )
+    if result.code != 0:
+        raise remote_failure("ls-remote", where, result.err)
+    for line in result.out.splitlines():
+        target, _, name = line.partition("\t")
+        if name == "HEAD" and target.startswith("ref: refs/heads/"):
+            return target.removeprefix("ref: refs/heads/")
+    raise GitStoreError(f"{mirror.clone_url} names no default branch")

@@ -1,0 +1,87 @@
+"""``ichor-bot onboard <forge> <owner/repo>``: propose ``.ichor.yaml`` again on request
+(DESIGN 6.6), in this process, with the worker's settings and state: a declined proposal is
+forgotten and a new pull request opened, unless one is open already."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from bot.errors import UsageError
+from bot.forges.base import ForgeKind, RepoRef
+from bot.settings import Settings
+
+FORGES = ("github", "gitlab", "gitea")
+
+
+def add_onboard_parser(subparsers: Any, formatter: type[argparse.HelpFormatter]) -> None:
+    """Register ``onboard`` on the CLI's subcommand action (``argparse._SubParsersAction``)."""
+    parser = subparsers.add_parser(
+        "onboard",
+        help="propose .ichor.yaml for a repository, again after a declined proposal",
+        description="Open the onboarding pull request on ichor/bootstrap for REPO, as the "
+        "worker would, even if an earlier one was closed.",
+        epilog="example:\n  ichor-bot onboard github acme/gitops --installation 42\n",
+        formatter_class=formatter,
+    )
+    parser.add_argument("forge", choices=FORGES, help="the repository's forge")
+    parser.add_argument("repo", metavar="REPO", help="owner/name (GitLab: the project path)")
+    parser.add_argument(
+        "--installation",
+        type=int,
+        help="the GitHub App installation acting on REPO (default: none; required on GitHub)",
+    )
+    parser.add_argument(
+        "--branch", help="the branch to propose into (default: the repository's HEAD)"
+    )
+
+
+def run_onboard(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.state.memory import memory_state
+    from workers.context import build_context
+    from workers.onboarding import onboard
+
+    if args.forge == "github" and args.installation is None:
+        raise UsageError("on GitHub, pass --installation (the App installation's id)")
+    if settings.redis_url:
+        import redis
+
+        from bot.state.redis_state import redis_state
+
+        state = redis_state(redis.Redis.from_url(settings.redis_url))
+    else:
+        state = memory_state()
+    context = build_context(settings, state)
+    repo = repo_ref(settings, args.forge, args.repo, args.installation, args.branch)
+    adapter = context.adapter_for(args.forge, repo.full_name)
+    outcome = context.run(onboard(context, adapter, args.forge, repo, requested=True))
+    if outcome is None:
+        raise UsageError(f"{repo.full_name} is a local repository: the bot cannot push there")
+    where = f": {outcome.pull_request_url}" if outcome.pull_request_url else ""
+    why = f" ({outcome.reason})" if outcome.reason else ""
+    print(f"{repo.full_name}: {outcome.result}{where}{why}")
+    return 0 if outcome.result in ("pr-opened", "pr-existing") else 1
+
+
+def repo_ref(
+    settings: Settings, forge: str, full_name: str, installation: int | None, branch: str | None
+) -> RepoRef:
+    from bot.webhooks.names import gitea_repository, github_repository, gitlab_repository
+
+    # Validated as a payload's name would be, before it reaches a URL or a path.
+    checks = {"github": github_repository, "gitlab": gitlab_repository}
+    problem = checks.get(forge, gitea_repository)(full_name)
+    if problem is not None:
+        raise UsageError(f"{full_name!r}: {problem}")
+    base = {"github": settings.github_url, "gitlab": settings.gitlab_url}.get(forge)
+    base = (base or settings.gitea_url or "").rstrip("/")
+    if not base:
+        raise UsageError(f"no URL for {forge}: set ICHOR_{forge.upper()}_URL")
+    return RepoRef(
+        ForgeKind(forge),
+        full_name,
+        clone_url=f"{base}/{full_name}.git",
+        web_url=f"{base}/{full_name}",
+        default_branch=branch,
+        installation_id=installation,
+    )

@@ -1,0 +1,87 @@
+"""``open_onboarding``'s decisions before any git: an open proposal is the answer, a closed one
+is a decline no trigger overrides, and a request proposes again."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, cast
+
+import pytest
+
+from bot.changes.engine import ChangeServices
+from bot.changes.onboard import OnboardingOutcome, open_onboarding
+from bot.forges.base import ForgeAdapter, ForgeKind, PullRequestRef, RepoRef
+from bot.git.commit import GitIdentity
+from bot.git.store import Mirror
+from bot.state.base import onboarding_key
+from bot.state.memory import MemoryOnboarding, memory_state
+
+REPO = RepoRef(ForgeKind.GITHUB, "acme/gitops", default_branch="main", installation_id=1)
+KEY = onboarding_key("github", "acme/gitops")
+
+
+class Built(Exception):
+    """Raised where the mirror would be opened: the job went on to fetch and build."""
+
+
+class FakeForge:
+    def __init__(self, open_pull: PullRequestRef | None) -> None:
+        self.open_pull = open_pull
+        self.lookups: list[tuple[str, str]] = []
+
+    async def git_credentials(self, repo: RepoRef) -> None:
+        return None
+
+    async def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
+        self.lookups.append((head, base))
+        return self.open_pull
+
+
+@contextmanager
+def no_mirror(repo: RepoRef) -> Iterator[Mirror]:
+    if repo.full_name:
+        raise Built
+    yield cast(Mirror, None)
+
+
+def run(forge: FakeForge, memory: MemoryOnboarding, **kwargs: Any) -> OnboardingOutcome:
+    services = ChangeServices(
+        cast(ForgeAdapter, forge), no_mirror, memory_state().locks, GitIdentity("bot", "b@x")
+    )
+    return asyncio.run(
+        open_onboarding(REPO, services, forge_kind="github", memory=memory, **kwargs)
+    )
+
+
+def test_an_open_proposal_is_the_answer_and_is_remembered() -> None:
+    memory = MemoryOnboarding()
+    forge = FakeForge(PullRequestRef(3, "https://forge/pull/3"))
+    outcome = run(forge, memory)
+    assert outcome == OnboardingOutcome("pr-existing", "https://forge/pull/3")
+    assert forge.lookups == [("ichor/bootstrap", "main")] and memory.proposed(KEY)
+
+
+def test_a_proposal_gone_from_the_open_ones_was_declined() -> None:
+    memory = MemoryOnboarding()
+    memory.remember_proposed(KEY)
+    assert run(FakeForge(None), memory).result == "declined"
+    assert memory.declined(KEY)
+    forge = FakeForge(None)
+    assert run(forge, memory).result == "declined"
+    assert forge.lookups == []  # a declined repository costs no forge call
+
+
+def test_a_new_repository_goes_on_to_build() -> None:
+    with pytest.raises(Built):
+        run(FakeForge(None), MemoryOnboarding())
+
+
+def test_a_request_forgets_the_decline_and_builds() -> None:
+    memory = MemoryOnboarding()
+    memory.remember_proposed(KEY)
+    memory.remember_declined(KEY)
+    with pytest.raises(Built):
+        run(FakeForge(None), memory, requested=True)
+    assert not memory.declined(KEY)

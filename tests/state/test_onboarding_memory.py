@@ -1,0 +1,47 @@
+"""Both stores remember onboarding proposals the same way: once proposed, once declined."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from bot.state.base import OnboardingMemory, onboarding_key
+from bot.state.memory import memory_state
+from bot.state.redis_state import onboarding_declined_key, onboarding_proposed_key, redis_state
+
+
+@pytest.fixture(params=["redis", "memory"])
+def memory(request: pytest.FixtureRequest) -> Iterator[tuple[OnboardingMemory, str]]:
+    key = onboarding_key("github", f"octo/{uuid.uuid4().hex[:8]}")
+    if request.param == "memory":
+        yield memory_state().onboarding, key
+        return
+    connection = redis.Redis.from_url("redis://127.0.0.1:6379/0")
+    yield redis_state(connection).onboarding, key
+    connection.delete(onboarding_proposed_key(key), onboarding_declined_key(key))
+    connection.close()
+
+
+def test_proposed_and_declined_are_remembered_per_repository(
+    memory: tuple[OnboardingMemory, str],
+) -> None:
+    store, key = memory
+    assert not store.proposed(key) and not store.declined(key)
+    store.remember_proposed(key)
+    assert store.proposed(key) and not store.declined(key)
+    store.remember_declined(key)
+    assert store.declined(key)
+    assert not store.proposed(key + "x") and not store.declined(key + "x")
+
+
+def test_forgetting_a_decline_keeps_the_proposal(memory: tuple[OnboardingMemory, str]) -> None:
+    store, key = memory
+    store.remember_proposed(key)
+    store.remember_declined(key)
+    store.forget_declined(key)
+    assert not store.declined(key) and store.proposed(key)
+    store.forget_declined(key)  # forgetting nothing is fine
+    assert not store.declined(key)

@@ -1,0 +1,95 @@
+"""Onboarding triggers (DESIGN 6.6): a GitHub App installed on repositories, a push to the
+default branch of a repository without ``.ichor.yaml`` (on every forge), and
+``ichor-bot onboard``. Each runs :func:`bot.changes.onboard.open_onboarding`."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from bot.changes.engine import ChangeServices
+from bot.changes.onboard import OnboardingOutcome, open_onboarding
+from bot.errors import ForgeError, PermanentForgeError
+from bot.forges.base import ForgeKind, RepoRef
+from bot.webhooks import InstallationEvent, PushEvent
+from workers.changes import bot_identity
+from workers.context import Adapter, WorkerContext
+
+log = logging.getLogger("ichor.onboarding")
+Summary = dict[str, Any]
+INSTALLED_ACTIONS = ("created", "added")
+
+
+async def onboard(
+    context: WorkerContext, adapter: Adapter, forge: str, repo: RepoRef, *, requested: bool = False
+) -> OnboardingOutcome | None:
+    """None where the bot cannot push (the local forge)."""
+    if adapter.open_mirror is None:
+        return None
+    login = await adapter.forge.bot_login(repo)
+    services = ChangeServices(
+        adapter.forge,
+        adapter.open_mirror,
+        context.state.locks,
+        bot_identity(login, repo),
+        cache=context.cache,
+        registries=context.registries,
+    )
+    return await open_onboarding(
+        repo, services, forge_kind=forge, memory=context.state.onboarding, requested=requested
+    )
+
+
+def onboard_unconfigured_push(
+    context: WorkerContext, adapter: Adapter, forge: str, event: PushEvent, repo: RepoRef
+) -> Summary:
+    """After a push found no ``.ichor.yaml``: onboard when it went to the default branch."""
+    if repo.default_branch is None or event.ref != f"refs/heads/{repo.default_branch}":
+        return {}
+    try:
+        outcome = context.run(onboard(context, adapter, forge, repo))
+    except ForgeError as exc:
+        # The check itself is done (silent, as it should be); a failed proposal is retried
+        # by the next push, not by failing the job.
+        log.warning("%s: onboarding failed: %s", repo.full_name, exc)
+        return {"onboarding": f"error: {exc}"}
+    return {} if outcome is None else {"onboarding": _said(outcome)}
+
+
+def installation_job(
+    context: WorkerContext, forge: str, delivery_id: str, event: object
+) -> Summary:
+    """Each repository a GitHub App installation was given, onboarded."""
+    assert isinstance(event, InstallationEvent)
+    summary: Summary = {"forge": forge, "delivery": delivery_id, "event": "InstallationEvent"}
+    if event.action not in INSTALLED_ACTIONS or forge != "github":
+        return {**summary, "handled": False}
+    base = context.settings.github_url.rstrip("/")
+    results: dict[str, str] = {}
+    for full_name in event.repositories:
+        repo = RepoRef(
+            ForgeKind.GITHUB,
+            full_name,
+            clone_url=f"{base}/{full_name}.git",
+            web_url=f"{base}/{full_name}",
+            installation_id=event.installation_id,
+        )
+        try:
+            adapter = context.adapter_for(forge, full_name)
+        except PermanentForgeError as exc:
+            results[full_name] = f"error: {exc}"
+            continue
+        try:  # a transient error fails the job: its retry finds what was already opened
+            outcome = context.run(onboard(context, adapter, forge, repo))
+        except PermanentForgeError as exc:
+            results[full_name] = f"error: {exc}"
+            continue
+        results[full_name] = "not onboarded here" if outcome is None else _said(outcome)
+        log.info("delivery %s: %s onboarding: %s", delivery_id, full_name, results[full_name])
+    return {**summary, "handled": True, "onboarding": results}
+
+
+def _said(outcome: OnboardingOutcome) -> str:
+    url = f" {outcome.pull_request_url}" if outcome.pull_request_url else ""
+    why = f": {outcome.reason}" if outcome.reason else ""
+    return f"{outcome.result}{url}{why}"

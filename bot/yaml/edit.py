@@ -17,11 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-import yaml
-from ruamel.yaml import YAML
 from yaml.nodes import MappingNode, ScalarNode
 
-from bot.yaml.documents import parse_yaml
 from bot.yaml.edit_lines import (
     add_lines,
     allowed_add,
@@ -41,6 +38,7 @@ from bot.yaml.edit_locate import (
     read_structure,
     shared_nodes,
 )
+from bot.yaml.edit_readers import READERS, changed_size, read_gate_matches
 from bot.yaml.edit_render import Layout, block_lines, plain_value, same
 from bot.yaml.edit_ruamel import roundtrip
 from bot.yaml.edit_text import (
@@ -51,7 +49,6 @@ from bot.yaml.edit_text import (
     confined,
     decode,
     encode,
-    hunks,
     rebuilt,
 )
 
@@ -69,8 +66,6 @@ __all__ = [
 
 MAX_PATH_DEPTH: Final = 64
 _MAX_STEPS: Final = 1000  # changes one replace_node may make, each checked on its own
-
-Reader = Callable[[str], "list[object] | None"]
 
 
 def set_leaf(data: bytes, *, document: int, path: Sequence[str], value: object) -> bytes:
@@ -141,7 +136,7 @@ def new_file(document: Mapping[str, object]) -> bytes:
         raise EditError("a new file holds a mapping")
     lines = block_lines(value, 0, Layout()) if value else ["{}"]
     text = "\n".join(lines) + "\n"
-    for name, read in _READERS.items():
+    for name, read in READERS.items():
         values = read(text)
         if values is None or not same(values, [value]):
             raise EditError(f"the new file does not read back as written ({name})")
@@ -178,7 +173,7 @@ class _Edit:
         self.text = decode(data)
         self.document = document
         self.expected: dict[str, list[object]] = {}
-        for name, read in _READERS.items():
+        for name, read in READERS.items():
             values = read(self.text.text)
             if values is not None:
                 self.expected[name] = values
@@ -291,7 +286,7 @@ class _Edit:
         tried = roundtrip(lines, self.root, step.kind, step.path, step.value, self.layout)
         if tried is not None and confined(lines, tried, allowed):
             text = rebuilt(self.text, tried, allowed)
-            if _read_gate_matches(text, expected):
+            if read_gate_matches(text, expected):
                 good.append(text)
         try:
             candidate = fallback()
@@ -301,72 +296,19 @@ class _Edit:
             raise  # its message says why the edit cannot be made
         if confined(lines, candidate, allowed):
             text = rebuilt(self.text, candidate, allowed)
-            if _read_gate_matches(text, expected):
+            if read_gate_matches(text, expected):
                 good.append(text)
         if not good:
             raise EditError(f"{dotted(step.path)} cannot be changed without changing other lines")
-        return min(good, key=lambda text: _changed_size(lines, text.lines))  # stable: ties to [0]
+        return min(good, key=lambda text: changed_size(lines, text.lines))  # stable: ties to [0]
 
     def finish(self) -> bytes:
         """The new bytes, once every parser that read the old file reads them as intended."""
         for name, expected in self.expected.items():
-            values = _READERS[name](self.text.text)
+            values = READERS[name](self.text.text)
             if values is None or not same(values, expected):
                 raise EditError(f"the edited file does not read as intended ({name})")
         return encode(self.text)
-
-
-# ---- the parsers' readings -----------------------------------------------------------------
-
-
-def _read_gate(text: str) -> list[object] | None:
-    result = parse_yaml(text.encode("utf-8"))
-    if result.error is not None:
-        return None
-    return [d.value for d in result.documents]
-
-
-def _read_libyaml(text: str) -> list[object] | None:
-    try:
-        return list(yaml.load_all(text, Loader=yaml.CSafeLoader))
-    except Exception:  # it cannot read this file: nothing to hold the edit to
-        return None
-
-
-def _read_ruamel(text: str) -> list[object] | None:
-    try:
-        return list(YAML(typ="safe", pure=True).load_all(text))
-    except Exception:  # as above
-        return None
-
-
-_READERS: Final[dict[str, Reader]] = {
-    "gate": _read_gate,
-    "PyYAML safe_load_all": _read_libyaml,
-    "ruamel.yaml safe": _read_ruamel,
-}
-
-
-def _changed_size(old: Sequence[str], new: Sequence[str]) -> int:
-    """About how many characters an edit changes: per hunk, what its common prefix and suffix
-    leave (a re-spaced comment counts, an untouched key does not)."""
-    size = 0
-    for _, i1, i2, j1, j2 in hunks(old, new):
-        before, after = "\n".join(old[i1:i2]), "\n".join(new[j1:j2])
-        limit = min(len(before), len(after))
-        head = 0
-        while head < limit and before[head] == after[head]:
-            head += 1
-        tail = 0
-        while tail < limit - head and before[-1 - tail] == after[-1 - tail]:
-            tail += 1
-        size += len(before) + len(after) - 2 * (head + tail)
-    return size
-
-
-def _read_gate_matches(text: EditText, expected: list[object]) -> bool:
-    values = _read_gate(text.text)
-    return values is not None and same(values, expected)
 
 
 def _at(value: object, path: Sequence[str]) -> object:

@@ -57,6 +57,10 @@ class Unconfigured:
         before = self.head
         self.head = self.work.commit(files)
         self.work.publish(self.bare)
+        return self.deliver_push(before)
+
+    def deliver_push(self, before: str) -> WorkerRun:
+        """The ``push`` delivery of main moving from ``before`` to :attr:`head`, worked off."""
         payload: dict[str, Any] = copy.deepcopy(json.loads(PUSH_FIXTURE.read_text()))
         owner, name = self.full_name.split("/")
         clone = self.fake.clone_url(self.full_name)

@@ -11,6 +11,7 @@ from bot.changes.engine import ChangeServices
 from bot.changes.onboard import OnboardingOutcome, open_onboarding
 from bot.errors import ForgeError, PermanentForgeError
 from bot.forges.base import ForgeKind, RepoRef
+from bot.state.audit import AuditTrail, utc_now
 from bot.webhooks import InstallationEvent, PushEvent
 from workers.changes import bot_identity
 from workers.context import Adapter, WorkerContext
@@ -52,8 +53,12 @@ def onboard_unconfigured_push(
         # The check itself is done (silent, as it should be); a failed proposal is retried
         # by the next push, not by failing the job.
         log.warning("%s: onboarding failed: %s", repo.full_name, exc)
+        audit_onboarding(context, forge, repo.full_name, f"error: {exc}")
         return {"onboarding": f"error: {exc}"}
-    return {} if outcome is None else {"onboarding": _said(outcome)}
+    if outcome is None:
+        return {}
+    audit_onboarding(context, forge, repo.full_name, audited(outcome), outcome.pull_request_url)
+    return {"onboarding": _said(outcome)}
 
 
 def installation_job(
@@ -85,6 +90,9 @@ def installation_job(
             results[full_name] = f"error: {exc}"
             continue
         results[full_name] = "not onboarded here" if outcome is None else _said(outcome)
+        if outcome is not None:
+            url = outcome.pull_request_url
+            audit_onboarding(context, forge, full_name, audited(outcome), url)
         log.info("delivery %s: %s onboarding: %s", delivery_id, full_name, results[full_name])
     return {**summary, "handled": True, "onboarding": results}
 
@@ -93,3 +101,33 @@ def _said(outcome: OnboardingOutcome) -> str:
     url = f" {outcome.pull_request_url}" if outcome.pull_request_url else ""
     why = f": {outcome.reason}" if outcome.reason else ""
     return f"{outcome.result}{url}{why}"
+
+
+# What an outcome is called in the audit (DESIGN 6.4): the status page's "Recent commands"
+# lists it, so a repository that got no proposal says why there too, not only in the log.
+_REFUSED = {
+    "declined": "its onboarding pull request was closed; `ichor-bot onboard` proposes again",
+    "configured": "it already has .ichor.yaml",
+    "no-candidates": "no folder looks like a GitTarget path",
+}
+
+
+def audited(outcome: OnboardingOutcome) -> str:
+    why = _REFUSED.get(outcome.result)
+    if why is None:
+        return outcome.result
+    detail = f" ({outcome.reason})" if outcome.reason else ""
+    return f"refused: {why}{detail}"
+
+
+def audit_onboarding(
+    context: WorkerContext, forge: str, full_name: str, result: str, pr_url: str | None = None
+) -> None:
+    AuditTrail(context.state.audit, clock=utc_now).record(
+        forge=forge,
+        repo=full_name,
+        actor="ichor-bot",
+        verb="onboard",
+        result=result,
+        pr_url=pr_url,
+    )

@@ -39,7 +39,7 @@ def add_onboard_parser(subparsers: Any, formatter: type[argparse.HelpFormatter])
 def run_onboard(args: argparse.Namespace, settings: Settings) -> int:
     from bot.state.memory import memory_state
     from workers.context import build_context
-    from workers.onboarding import onboard
+    from workers.onboarding import audit_onboarding, audited, onboard
 
     if args.forge == "github" and args.installation is None:
         raise UsageError("on GitHub, pass --installation (the App installation's id)")
@@ -57,6 +57,9 @@ def run_onboard(args: argparse.Namespace, settings: Settings) -> int:
     outcome = context.run(onboard(context, adapter, args.forge, repo, requested=True))
     if outcome is None:
         raise UsageError(f"{repo.full_name} is a local repository: the bot cannot push there")
+    audit_onboarding(
+        context, args.forge, repo.full_name, audited(outcome), outcome.pull_request_url
+    )
     where = f": {outcome.pull_request_url}" if outcome.pull_request_url else ""
     why = f" ({outcome.reason})" if outcome.reason else ""
     print(f"{repo.full_name}: {outcome.result}{where}{why}")

@@ -25,6 +25,7 @@ from typing import Any
 
 import redis
 from redis.backoff import ExponentialWithJitterBackoff
+from redis.client import PubSubWorkerThread
 from redis.retry import Retry
 from rq import Queue, SimpleWorker
 from rq.executions import Execution
@@ -36,6 +37,7 @@ from bot.settings import Settings
 log = logging.getLogger("ichor.worker")
 _DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 _BACKOFF_CAP = 1.0  # seconds between tries when Redis is away
+_READER_JOIN = 1.0  # seconds a teardown gives the pubsub reader; it is a daemon thread
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +136,25 @@ class IchorWorker(SimpleWorker):
     def clean_registries(self) -> None:
         self.reap()
         super().clean_registries()  # type: ignore[no-untyped-call]
+
+    # -- the pubsub reader ---------------------------------------------------------------------
+    def unsubscribe(self) -> None:
+        # RQ sends UNSUBSCRIBE, then stops its reader, and redis-py's stop() joins it with no
+        # timeout. A reader that takes the reply before the stop flag is down goes back to wait,
+        # for RQ's 60 s poll, on a subscription that never comes: every exit hung a minute.
+        # Down with the flag first, then UNSUBSCRIBE: the reply wakes the reader, which quits.
+        # RQ annotates the reader as None (it is set in subscribe()).
+        thread: PubSubWorkerThread | None = getattr(self, "pubsub_thread", None)
+        pubsub = self.pubsub
+        if thread is None or pubsub is None:
+            return
+        log.debug("worker %s: unsubscribing from %s", self.name, self.pubsub_channel_name)
+        thread.stop(timeout=0)  # the flag only; the reader is a daemon, never waited out
+        with contextlib.suppress(*_DOWN):
+            pubsub.unsubscribe()  # type: ignore[no-untyped-call]
+        thread.join(timeout=_READER_JOIN)
+        if not thread.is_alive():
+            pubsub.close()
 
     # -- the loop -----------------------------------------------------------------------------
     def work(self, *args: Any, **kwargs: Any) -> bool:

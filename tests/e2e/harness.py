@@ -26,11 +26,12 @@ import redis
 
 from bot.cli.replay import signed_headers
 from tests.support.git_shim import install_git_shim
+from tests.support.redis_url import SHARED_REDIS_URL
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 SECRET = "e2e-webhook-secret"
-REDIS_URL = "redis://127.0.0.1:6379/0"
+REDIS_URL = SHARED_REDIS_URL
 # Short recovery intervals, so a test sees a dead worker's job come back within seconds;
 # ICHOR_E2E_DEFAULT_RECOVERY=1 runs the workers with the production defaults instead.
 FAST_RECOVERY = (

@@ -16,6 +16,7 @@ from bot.queueing.redis_queue import RedisDeliveryQueue, marker_key
 from bot.state.base import HeadStore
 from bot.state.memory import MemoryHeads
 from bot.state.redis_state import RedisHeads, head_key
+from tests.support.redis_url import SHARED_REDIS_URL
 
 Queued = tuple[DeliveryQueue, HeadStore]
 
@@ -43,7 +44,7 @@ def queued(request: pytest.FixtureRequest) -> Iterator[Queued]:
         q.close()
         return
     name = f"heads-{uuid.uuid4().hex[:8]}"
-    rq = RedisDeliveryQueue("redis://127.0.0.1:6379/0", name)
+    rq = RedisDeliveryQueue(SHARED_REDIS_URL, name)
     yield rq, RedisHeads(rq.redis)
     keys = [rq.queue.key, *rq.redis.keys(f"ichor:*{name}*")]
     rq.redis.delete(*keys)

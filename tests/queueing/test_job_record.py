@@ -7,6 +7,7 @@ import zlib
 
 from bot.queueing.base import QueuedDelivery
 from bot.queueing.redis_queue import RedisDeliveryQueue, job_record
+from tests.support.redis_url import SHARED_REDIS_URL
 
 DELIVERY = QueuedDelivery(
     "github", "d-1", "pull_request", {"type": "ping", "forge": "github", "hook_id": None}
@@ -15,7 +16,7 @@ TIMESTAMPS = {"created_at", "enqueued_at"}
 
 
 def test_record_matches_rq() -> None:
-    queue = RedisDeliveryQueue("redis://127.0.0.1:6379/0", "record-test")
+    queue = RedisDeliveryQueue(SHARED_REDIS_URL, "record-test")
     try:
         expected = {k: v for k, v in queue._job(DELIVERY).to_dict().items() if v != ""}
     finally:

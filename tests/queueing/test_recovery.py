@@ -14,8 +14,9 @@ from rq.job import Job
 from bot.queueing.base import ABANDONED_FUNCTION, Outcome, QueuedDelivery
 from bot.queueing.recovery import reap_abandoned, running_key
 from bot.queueing.redis_queue import RedisDeliveryQueue
+from tests.support.redis_url import SHARED_REDIS_URL
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
+REDIS_URL = SHARED_REDIS_URL
 
 
 @pytest.fixture

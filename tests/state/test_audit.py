@@ -25,9 +25,10 @@ from bot.state.base import AuditLog, AuditRecord
 from bot.state.memory import MemoryAudit
 from bot.state.redis_state import AUDIT_PAGE, RedisAudit
 from tests.support.redis_server import free_port
+from tests.support.redis_url import SHARED_REDIS_URL
 
 NOON = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
-SHARED_REDIS = "redis://127.0.0.1:6379/0"
+SHARED_REDIS = SHARED_REDIS_URL
 
 
 class Ticking:

@@ -15,6 +15,7 @@ from bot.state.base import PERMISSION_TTL, AuditLog, AuditRecord, StateStore, pu
 from bot.state.memory import MemoryAudit, MemoryPermissions, memory_state
 from bot.state.redis_state import RedisAudit, approvals_key, redis_state
 from tests.support.clock import ManualClock
+from tests.support.redis_url import SHARED_REDIS_URL
 
 A = Fingerprint("apps/v1 Deployment prod/web", "a" * 64)
 B = Fingerprint("v1 ConfigMap prod/settings", "b" * 64)
@@ -30,7 +31,7 @@ def state(request: pytest.FixtureRequest) -> Iterator[tuple[StateStore, str]]:
     if request.param == "memory":
         yield memory_state(), pull
         return
-    connection = redis.Redis.from_url("redis://127.0.0.1:6379/0")
+    connection = redis.Redis.from_url(SHARED_REDIS_URL)
     yield redis_state(connection), pull
     connection.delete(approvals_key(pull))
     connection.close()
@@ -81,7 +82,7 @@ def audit(request: pytest.FixtureRequest) -> Iterator[AuditLog]:
     if request.param == "memory":
         yield MemoryAudit(kept=5)
         return
-    connection = redis.Redis.from_url("redis://127.0.0.1:6379/0")
+    connection = redis.Redis.from_url(SHARED_REDIS_URL)
     stream = f"ichor:test-audit:{uuid.uuid4().hex}"
     yield RedisAudit(connection, stream=stream, max_len=5)
     connection.delete(stream)
@@ -121,7 +122,7 @@ def test_permissions_are_kept_at_most_the_ttl() -> None:
 
 
 def test_redis_permissions_expire_within_the_ttl() -> None:
-    connection = redis.Redis.from_url("redis://127.0.0.1:6379/0")
+    connection = redis.Redis.from_url(SHARED_REDIS_URL)
     store = redis_state(connection)
     repo = f"o/{uuid.uuid4().hex[:8]}"
     store.permissions.put("gitlab", repo, "maria", Permission.MAINTAIN)

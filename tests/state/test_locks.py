@@ -26,8 +26,9 @@ from bot.state.locks import (
     repo_lock_key,
 )
 from tests.support.clock import ManualClock
+from tests.support.redis_url import SHARED_REDIS_URL
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
+REDIS_URL = SHARED_REDIS_URL
 
 
 @dataclass

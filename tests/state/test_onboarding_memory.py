@@ -11,6 +11,7 @@ import redis
 from bot.state.base import OnboardingMemory, onboarding_key
 from bot.state.memory import memory_state
 from bot.state.redis_state import onboarding_declined_key, onboarding_proposed_key, redis_state
+from tests.support.redis_url import SHARED_REDIS_URL
 
 
 @pytest.fixture(params=["redis", "memory"])
@@ -19,7 +20,7 @@ def memory(request: pytest.FixtureRequest) -> Iterator[tuple[OnboardingMemory, s
     if request.param == "memory":
         yield memory_state().onboarding, key
         return
-    connection = redis.Redis.from_url("redis://127.0.0.1:6379/0")
+    connection = redis.Redis.from_url(SHARED_REDIS_URL)
     yield redis_state(connection).onboarding, key
     connection.delete(onboarding_proposed_key(key), onboarding_declined_key(key))
     connection.close()

@@ -11,6 +11,7 @@ import redis
 from bot.state.base import StateStore, pull_key
 from bot.state.memory import memory_state
 from bot.state.redis_state import head_key, line_comments_key, redis_state
+from tests.support.redis_url import SHARED_REDIS_URL
 
 
 @pytest.fixture(params=["redis", "memory"])
@@ -19,7 +20,7 @@ def state(request: pytest.FixtureRequest) -> Iterator[tuple[StateStore, str]]:
     if request.param == "memory":
         yield memory_state(), pull
         return
-    connection = redis.Redis.from_url("redis://127.0.0.1:6379/0")
+    connection = redis.Redis.from_url(SHARED_REDIS_URL)
     yield redis_state(connection), pull
     connection.delete(head_key(pull), line_comments_key(pull))
     connection.close()

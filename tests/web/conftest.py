@@ -28,8 +28,9 @@ from bot.queueing.redis_queue import RedisDeliveryQueue, marker_key
 from bot.settings import Settings
 from bot.web.app import create_app
 from tests.conftest import FIXTURES
+from tests.support.redis_url import SHARED_REDIS_URL
 
-SHARED_REDIS = "redis://127.0.0.1:6379/0"
+SHARED_REDIS = SHARED_REDIS_URL
 SECRETS = {"github": "gh-secret", "gitlab": "gl-secret", "gitea": "gt-secret"}
 
 

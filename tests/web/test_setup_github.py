@@ -256,6 +256,18 @@ def test_another_browser_cannot_use_the_callback(fake: FakeGitHub) -> None:
     assert fake.calls == []
 
 
+def test_a_flood_of_setup_pages_cannot_spend_anothers_state(fake: FakeGitHub) -> None:
+    """Anyone may open the page; 150 openings must not evict the state of the browser that is
+    on GitHub creating its App (a global cap of 100 once did, and its callback was refused)."""
+    with setup_app(fake, _Clock()) as url, httpx.Client(base_url=url) as browser:
+        back = _register(browser, fake.url)
+        for _ in range(150):
+            assert httpx.get(url + "/setup/github").status_code == 200
+        assert browser.get(back).status_code == 200
+    assert [c.status for c in fake.calls] == [201]
+    fake.assert_clean()
+
+
 def test_a_code_github_does_not_know(fake: FakeGitHub) -> None:
     with setup_app(fake, _Clock()) as url, httpx.Client(base_url=url) as browser:
         back = _register(browser, fake.url)

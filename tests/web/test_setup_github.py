@@ -26,7 +26,7 @@ from bot.forges.github_manifest import build_manifest
 from bot.settings import Settings
 from bot.web.setup_github import setup_routes
 from tests.fakeforge import FakeGitHub
-from tests.web.conftest import Serve, free_port
+from tests.web.conftest import Serve, free_port, started_within
 
 BIN = Path(sys.executable).parent
 
@@ -195,10 +195,7 @@ def setup_app(fake: FakeGitHub, clock: _Clock) -> Iterator[str]:
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    for _ in range(500):
-        if server.started:
-            break
-        time.sleep(0.01)
+    started_within(server, thread)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:

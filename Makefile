@@ -66,8 +66,12 @@ browser:
 	     >/dev/null 2>&1 \
 	  || echo "chromium could not be installed: the browser tests will be skipped"
 
+# The suite waits on servers, workers, git and Redis far more than it computes: it runs in
+# PYTEST_WORKERS processes (pytest-xdist), each on a Redis database of its own
+# (tests/support/redis_url.py). PYTEST_WORKERS=0 runs it in one process.
+PYTEST_WORKERS ?= 4
 pytest: $(STAMP) services browser
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
 test: lint types pytest
 

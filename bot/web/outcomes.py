@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import redis
 
-from bot.settings import ForgeSetup
+from bot.settings import ForgeSetup, Settings, forge_setups, half_configured, joined_setups
 from bot.web.history import write_atomic
 
 OUTCOME_CAP = 200
@@ -311,3 +311,19 @@ def outcome_store(redis_url: str | None, data_dir: Path, namespace: str) -> Outc
     if redis_url:
         return RedisOutcomes(redis_url, namespace)
     return FileOutcomes(data_dir / "history")
+
+
+NO_WORKER_REPORT = "no worker has said yet which forges it can post to (each says so at start-up)"
+
+
+def forge_problems(settings: Settings, store: OutcomeStore, *, jobs_here: bool) -> list[str]:
+    """The half-configured forges as the web process can tell (blocking): from its own settings
+    when it runs the jobs itself, else its webhook secrets joined with what the last worker to
+    start reported (the web process needs no forge credentials, so it cannot know alone)."""
+    own = forge_setups(settings)
+    if jobs_here:
+        return half_configured(own)
+    reported = store.setups()
+    if reported is None:
+        return [NO_WORKER_REPORT]
+    return half_configured(joined_setups(own, reported))

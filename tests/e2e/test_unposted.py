@@ -128,16 +128,31 @@ def test_a_job_that_posted_an_error_check_run_is_not_counted_as_unposted(
     scenario: Scenario,
 ) -> None:
     payload = _pull(scenario, 6)
-    missing = "c" * 40  # a head the forge does not have: the fetch fails, the check says so
-    payload["pull_request"]["head"]["sha"] = missing  # type: ignore[index]
-    scenario.fake.update_pull(scenario.full_name, 6, head_sha=missing)
+    # A base the forge does not have: the fetch fails, and the check run on the head says so.
+    payload["pull_request"]["base"]["sha"] = "c" * 40  # type: ignore[index]
     scenario.deliver(payload)
     job = scenario.bot.deliveries[-1]
-    scenario.work_once()
+    worker = scenario.work_once()
+    assert len(scenario.check_runs()) == 1, worker.log
     run = scenario.only_check_run()
-    assert run["conclusion"] == "failure" and run["head_sha"] == missing
+    assert run["conclusion"] == "failure" and "could not be completed" in run["output"]["summary"]
     assert scenario.bot.job_status(job) == "finished"
     row = _job_row(scenario.bot, job)
     assert "posted" in row and "not posted" not in row, row
-    assert _unposted(scenario.bot, "github", "unresolved") == 0.0
-    assert _unposted(scenario.bot, "github", "error") == 0.0
+    for reason in ("settings", "refused", "unresolved", "unreachable", "error"):
+        assert _unposted(scenario.bot, "github", reason) == 0.0
+
+
+def test_a_check_run_github_refuses_is_failed_with_its_answer(scenario: Scenario) -> None:
+    payload = _pull(scenario, 7)
+    missing = "c" * 40  # a head the forge does not have: it refuses a check run on it (422)
+    payload["pull_request"]["head"]["sha"] = missing  # type: ignore[index]
+    scenario.fake.update_pull(scenario.full_name, 7, head_sha=missing)
+    scenario.deliver(payload)
+    job = scenario.bot.deliveries[-1]
+    worker = scenario.work_once()
+    assert scenario.check_runs() == []
+    assert scenario.bot.job_status(job) == "failed", worker.log
+    row = _job_row(scenario.bot, job)
+    assert "not posted" in row and "the forge refused the bot" in row and "422" in row, row
+    assert _unposted(scenario.bot, "github", "refused") == 1.0

@@ -121,6 +121,9 @@ def check_job(context: WorkerContext, forge: str, delivery_id: str, event: objec
         summary["silent"] = str(result.status)
     if result.status is CheckStatus.NOT_CONFIGURED and isinstance(event, PushEvent):
         summary.update(onboard_unconfigured_push(context, adapter, forge, event, request.repo))
+        if "onboarding" in summary:  # a proposal was made (or failed): that is what came of it
+            summary.pop("silent")
+            summary["results"] = [f"onboarding: {summary['onboarding']}"]
     return summary
 
 

@@ -127,10 +127,21 @@ def run_watched(
     if watch.posted is not None:
         outcome(Result.POSTED, _verdict(watch.posted))
     elif summary.get("handled") and "silent" not in summary:
-        outcome(Result.DONE)
+        outcome(Result.DONE, _said(summary))
     else:
         outcome(Result.SILENT, str(summary.get("silent") or summary.get("why") or ""))
     return summary
+
+
+def _said(summary: Summary) -> str:
+    """What came of a job that posts no check: a command's results, the change API's."""
+    results = summary.get("results")
+    if isinstance(results, list):
+        return "; ".join(str(r) for r in results)
+    if "result" in summary:
+        reason = summary.get("reason")
+        return f"{summary['result']}: {reason}" if reason else str(summary["result"])
+    return ""
 
 
 def _verdict(output: CheckOutput) -> str:

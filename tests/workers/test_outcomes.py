@@ -37,7 +37,7 @@ from tests.support.gitrepo import WorkRepo
 from workers import outcomes as outcomes_module
 from workers.context import Adapter, WorkerContext, build_context
 from workers.jobs import abandon_delivery, run_delivery
-from workers.outcomes import NotPostedError, PostWatch, unposted_kind
+from workers.outcomes import NotPostedError, PostWatch, run_watched, unposted_kind
 
 NAME = "acme/gitops"
 REPO = RepoRef(ForgeKind.GITHUB, NAME, "1", f"https://github.com/{NAME}.git", "", "main")
@@ -271,6 +271,26 @@ def test_an_abandoned_jobs_report_is_kept_under_the_abandoned_job(
     _with_forge(context, monkeypatch, Forge(tmp_path / "data"), tmp_path)
     abandon_delivery(context, "github", "d1", _change())
     assert _only(context).result == "posted"
+
+
+@pytest.mark.parametrize(
+    ("summary", "kept"),
+    [
+        (
+            {"handled": True, "results": ["recheck: done", "help: done"]},
+            ("done", "recheck: done; help: done"),
+        ),
+        ({"handled": True, "result": "error", "reason": "no App id"}, ("done", "error: no App id")),
+        ({"handled": True, "result": "pr-opened"}, ("done", "pr-opened")),
+        ({"handled": False, "why": "written by a bot"}, ("silent", "written by a bot")),
+        ({"handled": True, "silent": "superseded"}, ("silent", "superseded")),
+    ],
+)
+def test_what_came_of_a_job_that_posts_no_check(
+    context: WorkerContext, summary: dict[str, Any], kept: tuple[str, str]
+) -> None:
+    assert run_watched(context, "github", "d1", NAME, lambda watched: summary) is summary
+    assert (_only(context).result, _only(context).detail) == kept
 
 
 class _Broken:

@@ -13,8 +13,10 @@ import asyncio
 import logging
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+from bot.approvals.seen import Asked, AskedAt, AskedOn
 from bot.checks.pipeline import run_check
 from bot.checks.request import CheckRequest, MergeBase, acted_on, pull_request
 from bot.commands import (
@@ -71,6 +73,9 @@ class CommandRun:
     number: int
     actor: str
     source: str  # the comment's id, or check_run:<id>
+    # When the comment was written, or the head of the check whose button was pressed: what
+    # an /approve may cover (None: the forge did not say).
+    asked: Asked | None = None
     pull: PullRequestRef | None = None
     config: ConfigResult | None = None
     sections: list[str] = field(default_factory=list)
@@ -153,6 +158,7 @@ def comment_job(context: WorkerContext, forge: str, delivery_id: str, event: obj
             event.repo,
             event.installation_id,
             (event.number, event.author, event.comment_id),
+            _asked_at(event.created_at),
         )
     except PermanentForgeError as exc:
         return {**summary, "handled": False, **_no_adapter(forge, event.repo, exc)}
@@ -177,6 +183,7 @@ def requested_action_job(
             event.repo,
             event.installation_id,
             (event.pull_numbers[0], event.actor, f"check_run:{event.check_run_id}"),
+            AskedOn(event.head_sha),
         )
     except PermanentForgeError as exc:
         return {**summary, "handled": False, **_no_adapter(forge, event.repo, exc)}
@@ -192,6 +199,7 @@ def _command_run(
     repo: RepoRef,
     installation_id: int | None,
     who: tuple[int, str, str],  # the pull request, the actor, what asked (comment or button)
+    asked: Asked | None,
 ) -> CommandRun:
     """Raises PermanentForgeError when the forge's adapter cannot be built."""
     adapter = context.adapter_for(forge, repo.full_name)
@@ -205,6 +213,7 @@ def _command_run(
         number,
         actor,
         source,
+        asked,
     )
     run.resume = ran_before(context)
     return run
@@ -214,6 +223,16 @@ def _no_adapter(forge: str, repo: RepoRef, exc: PermanentForgeError) -> Summary:
     # Without an adapter nothing can be answered: the job ends failed, saying why.
     log.error("%s %s: commands cannot run: %s", forge, repo.full_name, exc)
     return not_posted(Unposted.SETTINGS, str(exc))
+
+
+def _asked_at(created_at: str | None) -> AskedAt | None:
+    """The comment's time as the webhook mapping wrote it (ISO 8601, UTC)."""
+    if created_at is None:
+        return None
+    try:
+        return AskedAt(datetime.fromisoformat(created_at))
+    except ValueError:
+        return None
 
 
 async def _run_comment(run: CommandRun, parsed: ParsedComment) -> bool:

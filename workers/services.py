@@ -49,6 +49,7 @@ def check_services(
         memory=context.state.line_comments,
         history=context.history,
         approvals=context.state.approvals,
+        shown=context.state.shown,
         resume=resume,
         resolve=resolve,
     )

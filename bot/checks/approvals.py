@@ -13,17 +13,19 @@ import asyncio
 import dataclasses
 import logging
 from dataclasses import dataclass
+from datetime import datetime
 
 from bot.approvals.marker import approvals_from_comments
 from bot.approvals.model import Approval
 from bot.approvals.pending import NewObject, approval_status, strict_new_objects
+from bot.approvals.seen import ShownCheck
 from bot.checks.compare import CheckComparison
 from bot.checks.request import CheckRequest
 from bot.errors import ForgeError
 from bot.forges.base import ForgeAdapter, RepoRef
 from bot.gate.policy import GatePolicy
 from bot.gate.report import Report
-from bot.state.base import ApprovalStore
+from bot.state.base import ApprovalStore, ShownChecks
 
 log = logging.getLogger("ichor.check")
 
@@ -93,3 +95,20 @@ async def load_approvals(
         except Exception as exc:
             log.warning("%s: rebuilt approvals could not be stored: %s", pull, exc)
     return rebuilt
+
+
+async def remember_shown(
+    store: ShownChecks | None, now: datetime, request: CheckRequest, comparison: CheckComparison
+) -> None:
+    """What a check just published showed waiting, stamped ``now``, after the forge took it (so
+    no earlier than anyone could see it). A store that fails costs no verdict: an ``/approve``
+    then finds no record and says so."""
+    if store is None or request.pull is None:
+        return
+    status = comparison.approvals
+    waiting = () if status is None else status.waiting
+    shown = ShownCheck(request.head_sha, now, frozenset(o.fingerprint for o in waiting))
+    try:
+        await asyncio.to_thread(store.record_shown, request.pull, shown)
+    except Exception as exc:
+        log.warning("%s: what the check showed could not be recorded: %s", request.pull, exc)

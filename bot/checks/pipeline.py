@@ -17,9 +17,10 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol
 
-from bot.checks.approvals import StrictObjects, strict_objects, with_approvals
+from bot.checks.approvals import StrictObjects, remember_shown, strict_objects, with_approvals
 from bot.checks.compare import CheckComparison, compare_reports, touched_targets
 from bot.checks.findings import TouchedLines
 from bot.checks.output import error_output
@@ -46,7 +47,8 @@ from bot.gate.policy import CONFIG_FILE, GatePolicy
 from bot.gate.report import ConfigIssue, Report
 from bot.gate.run import RegistryCache, run_gate
 from bot.git.repository import GitRepository
-from bot.state.base import ApprovalStore, HeadReader, LineCommentMemory
+from bot.state.audit import utc_now
+from bot.state.base import ApprovalStore, HeadReader, LineCommentMemory, ShownChecks
 
 log = logging.getLogger("ichor.check")
 
@@ -113,9 +115,12 @@ class CheckServices:
     history: CheckHistory | None = None
     # Approvals of strict targets' new objects; without a store they are read from the forge.
     approvals: ApprovalStore | None = None
+    # What each published check showed waiting, and when: what an /approve may cover.
+    shown: ShownChecks | None = None
     # The job ran before (a retry, or its worker died): reuse the check it started.
     resume: bool = False
     clock: Callable[[], float] = field(default=time.monotonic)
+    wall_clock: Callable[[], datetime] = field(default=utc_now)
     # What the request needs from the forge before it can run (a re-requested check's pull
     # request): inside the check, so a failure there still ends in a check that says why.
     resolve: Callable[[CheckRequest], Awaitable[CheckRequest]] | None = None
@@ -198,6 +203,7 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
         )
         output = await publish(forge, publication, comparison, touched_lines, services.memory)
         _keep(services.history, forge, request, output)
+        await remember_shown(services.shown, services.wall_clock(), request, comparison)
     except Exception as exc:
         reason = _reason(exc)
         log.error(

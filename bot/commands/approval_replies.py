@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from bot.approvals.marker import approval_marker, cancel_marker
 from bot.approvals.model import Approval
 from bot.approvals.pending import NewObject
+from bot.approvals.seen import Asked, AskedOn
 from bot.checks.markdown_text import inline_path, inline_text, short_sha
 
 # A marker above this size would push the reply past what GitHub takes (65,536 characters):
@@ -25,12 +26,7 @@ def approved(approval: Approval, objects: Sequence[NewObject]) -> str:
         "does not change; an added or changed object waits for a new `/approve`.",
         "",
     ]
-    lines += [
-        f"- {inline_text(o.identity, 200)} in {inline_text(o.target, 100)} ({inline_path(o.path)})"
-        for o in objects[:_MAX_LISTED]
-    ]
-    if count > _MAX_LISTED:
-        lines.append(f"- … and {count - _MAX_LISTED} more")
+    lines += _listed(objects)
     marker = approval_marker(approval)
     if len(marker) > MAX_MARKER_CHARS:
         lines += [
@@ -40,6 +36,61 @@ def approved(approval: Approval, objects: Sequence[NewObject]) -> str:
         ]
         return "\n".join(lines)
     return "\n".join(lines) + "\n\n" + marker
+
+
+def _listed(objects: Sequence[NewObject]) -> list[str]:
+    lines = [
+        f"- {inline_text(o.identity, 200)} in {inline_text(o.target, 100)} ({inline_path(o.path)})"
+        for o in objects[:_MAX_LISTED]
+    ]
+    if len(objects) > _MAX_LISTED:
+        lines.append(f"- … and {len(objects) - _MAX_LISTED} more")
+    return lines
+
+
+def not_covered(objects: Sequence[NewObject], asked: Asked) -> str:
+    """The new objects an ``/approve`` does not cover: no check it could have been written
+    about showed them waiting."""
+    noun = "This object is" if len(objects) == 1 else f"These {len(objects)} objects are"
+    return "\n".join(
+        [
+            f"{noun} not covered by this approval: {_why_unseen(asked)}. "
+            "They wait for an `/approve` written after a check lists them.",
+            "",
+            *_listed(objects),
+        ]
+    )
+
+
+def nothing_seen(head_sha: str, objects: Sequence[NewObject], asked: Asked) -> str:
+    return (
+        f"`/approve` changed nothing at {short_sha(head_sha)}: {_why_unseen(asked)}.\n\n"
+        + not_covered(objects, asked)
+    )
+
+
+def _why_unseen(asked: Asked) -> str:
+    if isinstance(asked, AskedOn):
+        return (
+            f"the check of {short_sha(asked.head_sha)}, whose button was pressed, did not list them"
+        )
+    return "no check the bot published before the comment was written listed them as waiting"
+
+
+def no_record_of_checks(head_sha: str) -> str:
+    return (
+        f"`/approve` changed nothing at {short_sha(head_sha)}: the bot has no record of what its "
+        "checks on this pull request showed (its memory was reset), so it cannot tell which "
+        "objects the comment was written about. The check runs again now; comment `/approve` "
+        "once it lists the objects."
+    )
+
+
+def comment_time_unknown(head_sha: str) -> str:
+    return (
+        f"`/approve` changed nothing at {short_sha(head_sha)}: the forge did not say when the "
+        "comment was written, so the bot cannot tell which checks it was written about."
+    )
 
 
 def nothing_to_approve(head_sha: str) -> str:

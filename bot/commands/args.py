@@ -114,6 +114,18 @@ def valid_target(text: str) -> bool:
     return _TARGET.fullmatch(text) is not None
 
 
+def value_problem(text: str, *, lines: bool = False) -> str | None:
+    """Why ``text`` may not be written into a file the bot commits, or None: one rule for a
+    comment command and the change API. A character Unicode calls "other" or a separator
+    (``str.isprintable``: control characters, bidirectional and zero-width controls, which make
+    a value read other than it is in review, line separators) is refused; with ``lines``, a
+    newline and a tab are allowed (a reason may span lines)."""
+    for ch in text:
+        if not ch.isprintable() and not (lines and ch in "\n\t"):
+            return f"holds the invisible or control character U+{ord(ch):04X}"
+    return None
+
+
 def bad_pattern_character(text: str) -> bool:
     """A control character or line separator, which no ignore-file line can hold."""
     return any(ord(ch) < 0x20 or ch in "\x7f\x85\u2028\u2029" for ch in text)

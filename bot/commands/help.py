@@ -23,7 +23,7 @@ _TABLE: tuple[tuple[str, str, str], ...] = (
     (
         "/approve",
         _PERMISSION + ", not the PR author",
-        "approves the new objects of strict targets at the current head",
+        "approves the new objects of strict targets that the check listed as waiting",
     ),
     ("/approve cancel", "whoever approved", "withdraws that approval"),
     (

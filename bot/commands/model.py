@@ -113,6 +113,7 @@ ProblemKind: TypeAlias = Literal[
     "bad-name",
     "bad-kind",
     "bad-field",
+    "bad-reason",
     "duplicate-field",
     "bad-pattern",
     "bad-quote",

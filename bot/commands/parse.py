@@ -28,6 +28,7 @@ from bot.commands.args import (
     valid_name,
     valid_namespace,
     valid_target,
+    value_problem,
 )
 from bot.commands.help import usage
 from bot.commands.lines import command_lines
@@ -255,6 +256,9 @@ def _field(line: int, word: Word, seen: set[str]) -> tuple[str, str] | CommandPr
         return _problem(
             line, "duplicate-field", "approve", name, f"the field {shown(name)} is given twice"
         )
+    problem = value_problem(value)
+    if problem is not None:
+        return _problem(line, "bad-field", "approve", word.raw, f"{shown(word.raw)} {problem}")
     return name, value
 
 
@@ -271,6 +275,9 @@ def _reject(line: int, rest: str) -> Parsed:
         return target
     # The reason is the text between the object and `in <target>`, its spacing kept.
     reason = rest[matches[1].start() : matches[len(body) - 1].end()] if len(body) > 1 else ""
+    problem = value_problem(reason, lines=True)
+    if problem is not None:
+        return _problem(line, "bad-reason", "reject", reason, f"the reason {problem}")
     return RejectObject(line, ref[0], ref[1], reason, target)
 
 

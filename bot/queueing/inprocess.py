@@ -30,6 +30,7 @@ class InProcessDeliveryQueue:
         self._states: dict[str, str] = {}
         self._results: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self._settled = threading.Condition(self._lock)  # a job finished or failed
         self._pending: queue.Queue[QueuedDelivery | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="ichor-jobs", daemon=True)
         self._thread.start()
@@ -72,6 +73,16 @@ class InProcessDeliveryQueue:
     def _set(self, job_id: str, state: str) -> None:
         with self._lock:
             self._states[job_id] = state
+            self._settled.notify_all()
+
+    def wait(self, job_id: str, timeout: float) -> str | None:
+        """The job's state once it has finished or failed, waiting up to ``timeout`` seconds
+        for that (for ``make run``'s demo and tests: an event, not a poll)."""
+        with self._lock:
+            self._settled.wait_for(
+                lambda: self._states.get(job_id) in ("finished", "failed"), timeout
+            )
+            return self._states.get(job_id)
 
     def job_state(self, job_id: str) -> str | None:
         with self._lock:

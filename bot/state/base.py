@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Protocol
 
 from bot.approvals.model import Approval
+from bot.approvals.seen import ShownCheck
 from bot.errors import IchorError
 from bot.forges.base import Permission
 
@@ -45,6 +46,17 @@ class LineCommentMemory(Protocol):
     def has_line_comments(self, pull: str) -> bool: ...
 
     def remember_line_comments(self, pull: str) -> None: ...
+
+
+class ShownChecks(Protocol):
+    """The checks published on each pull request and the objects each showed waiting, newest
+    kept (:data:`bot.approvals.seen.SHOWN_KEPT`): what an ``/approve`` may cover."""
+
+    def shown(self, pull: str) -> tuple[ShownCheck, ...] | None:
+        """Oldest first; None when nothing is recorded (never, or Redis lost it)."""
+        ...
+
+    def record_shown(self, pull: str, check: ShownCheck) -> None: ...
 
 
 class ApprovalStore(Protocol):
@@ -148,6 +160,7 @@ class StateStore:
     heads: HeadStore
     line_comments: LineCommentMemory
     approvals: ApprovalStore
+    shown: ShownChecks
     audit: AuditLog
     permissions: PermissionCache
     locks: RepoLock

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from bot.approvals.model import Approval
+from bot.approvals.seen import SHOWN_KEPT, ShownCheck
 from bot.forges.base import Permission
 from bot.state.base import PERMISSION_TTL, AuditRecord, StateStore
 from bot.state.locks import MemoryRepoLock
@@ -74,6 +75,28 @@ class MemoryApprovals:
     def restore(self, pull: str, approvals: Sequence[Approval]) -> None:
         with self._lock:
             self._by_pull[pull] = {a.approver: a for a in approvals}
+
+    def forget(self) -> None:
+        """Drop everything (a test's stand-in for a flushed Redis)."""
+        with self._lock:
+            self._by_pull.clear()
+
+
+class MemoryShownChecks:
+    def __init__(self) -> None:
+        self._by_pull: dict[str, list[ShownCheck]] = {}
+        self._lock = threading.Lock()
+
+    def shown(self, pull: str) -> tuple[ShownCheck, ...] | None:
+        with self._lock:
+            found = self._by_pull.get(pull)
+            return None if not found else tuple(found)
+
+    def record_shown(self, pull: str, check: ShownCheck) -> None:
+        with self._lock:
+            found = self._by_pull.setdefault(pull, [])
+            found.append(check)
+            del found[:-SHOWN_KEPT]
 
     def forget(self) -> None:
         """Drop everything (a test's stand-in for a flushed Redis)."""
@@ -155,6 +178,7 @@ def memory_state(clock: Callable[[], float] | None = None) -> StateStore:
         MemoryHeads(),
         MemoryLineComments(),
         MemoryApprovals(),
+        MemoryShownChecks(),
         MemoryAudit(),
         MemoryPermissions(clock or time.monotonic),
         MemoryRepoLock(),

@@ -1,4 +1,5 @@
-"""Approvals and audit records as JSON: one encoding for Redis and for the bot's markers."""
+"""Approvals, shown checks and audit records as JSON: one encoding for Redis and for the bot's
+markers."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.approvals.model import Approval, Fingerprint
+from bot.approvals.seen import ShownCheck
 from bot.state.base import AuditRecord
 
 
@@ -33,6 +35,27 @@ def approval_from_dict(data: Any) -> Approval:
         source=str(data["source"]),
         reply=None if reply is None else str(reply),
     )
+
+
+def shown_to_json(check: ShownCheck) -> str:
+    return json.dumps(
+        {
+            "head_sha": check.head_sha,
+            "published_at": check.published_at.isoformat(),
+            "waiting": sorted([f.identity, f.digest] for f in check.waiting),
+        },
+        sort_keys=True,
+    )
+
+
+def shown_from_json(text: str) -> ShownCheck:
+    """Raises ValueError (or KeyError/TypeError) on anything that is not one of ours."""
+    data = json.loads(text)
+    published_at = datetime.fromisoformat(str(data["published_at"]))
+    if published_at.tzinfo is None:
+        raise ValueError("published_at names no time zone")
+    waiting = frozenset(Fingerprint(str(i), str(d)) for i, d in data["waiting"])
+    return ShownCheck(str(data["head_sha"]), published_at, waiting)
 
 
 def audit_to_json(record: AuditRecord) -> str:

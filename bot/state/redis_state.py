@@ -17,10 +17,18 @@ from typing import Any
 import redis
 
 from bot.approvals.model import Approval
+from bot.approvals.seen import SHOWN_KEPT, ShownCheck
 from bot.forges.base import Permission
 from bot.state.base import PERMISSION_TTL, AuditRecord, StateStore
 from bot.state.locks import RedisRepoLock
-from bot.state.records import approval_from_dict, approval_to_dict, audit_from_json, audit_to_json
+from bot.state.records import (
+    approval_from_dict,
+    approval_to_dict,
+    audit_from_json,
+    audit_to_json,
+    shown_from_json,
+    shown_to_json,
+)
 
 HEAD_SEQUENCE_KEY = "ichor:heads-sequence"
 # Long enough for any pull request's life; forgetting only costs one listing of comments.
@@ -153,6 +161,37 @@ class RedisApprovals:
         pipe.execute()
 
 
+def shown_key(pull: str) -> str:
+    return f"ichor:shown:{pull}"
+
+
+class RedisShownChecks:
+    """A list per pull request, oldest first, trimmed to the newest ``SHOWN_KEPT``."""
+
+    def __init__(self, connection: redis.Redis) -> None:
+        self._redis = connection
+
+    def shown(self, pull: str) -> tuple[ShownCheck, ...] | None:
+        raw = self._redis.lrange(shown_key(pull), 0, -1)
+        if not raw:
+            return None
+        found: list[ShownCheck] = []
+        for entry in raw:
+            try:
+                found.append(shown_from_json(_text(entry)))
+            except (ValueError, KeyError, TypeError):
+                continue  # a damaged entry shows nothing: its objects wait
+        return tuple(found)
+
+    def record_shown(self, pull: str, check: ShownCheck) -> None:
+        key = shown_key(pull)
+        pipe = self._redis.pipeline(transaction=True)
+        pipe.rpush(key, shown_to_json(check))
+        pipe.ltrim(key, -SHOWN_KEPT, -1)
+        pipe.expire(key, LINE_COMMENT_MEMORY_SECONDS)
+        pipe.execute()
+
+
 class RedisAudit:
     """A capped stream: the newest ``AUDIT_MAX_LEN`` records (approximately)."""
 
@@ -259,6 +298,7 @@ def redis_state(connection: redis.Redis) -> StateStore:
         RedisHeads(connection),
         RedisLineComments(connection),
         RedisApprovals(connection),
+        RedisShownChecks(connection),
         RedisAudit(connection),
         RedisPermissions(connection),
         RedisRepoLock(connection),

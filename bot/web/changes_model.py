@@ -18,7 +18,14 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 from pydantic import field_validator as check
 
-from bot.commands.args import valid_field, valid_kind, valid_name, valid_namespace, valid_target
+from bot.commands.args import (
+    valid_field,
+    valid_kind,
+    valid_name,
+    valid_namespace,
+    valid_target,
+    value_problem,
+)
 from bot.forges.base import ForgeKind, RepoRef
 from bot.webhooks import ApiVerb, ChangeApiEvent
 from bot.webhooks.names import (
@@ -120,8 +127,9 @@ class ChangeBody(_Strict):
     @check("reason")
     @classmethod
     def _reason(cls, value: str) -> str:
-        if any(not c.isprintable() and c not in "\n\t" for c in value):
-            raise ValueError("holds a control character")
+        problem = value_problem(value, lines=True)
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
 
@@ -192,9 +200,9 @@ def request_problems(body: ChangeBody) -> Problems:
         (f"fields.{key}", "not a dotted field path") for key in body.fields if not valid_field(key)
     ]
     problems += [
-        (f"fields.{key}", "holds a control character")
+        (f"fields.{key}", problem)
         for key, value in body.fields.items()
-        if not value.isprintable()
+        if (problem := value_problem(value)) is not None
     ]
     if body.reason and verb != "reject":
         problems.append(("reason", "used with reject only"))

@@ -109,19 +109,23 @@ def setup_routes(
     def refused(status: int, message: str) -> Response:
         return HTMLResponse(render_refused(message), status_code=status, headers=headers)
 
+    def bot_base(request: Request) -> tuple[str, str]:
+        """Where the bot is, and how that was decided. The callback comes back to the address
+        the manifest named, so it reads the same answer the page gave."""
+        if configured is not None:
+            return configured, "from ICHOR_PUBLIC_URL"
+        base = public_base(str(request.base_url), "this page's address")
+        return base, "this page's address; set ICHOR_PUBLIC_URL to choose another"
+
     async def start(request: Request) -> Response:
         org = request.query_params.get("org", "").strip() or None
         try:
             if org is not None:
                 check_org(org)
-            if configured is not None:
-                base, source = configured, "from ICHOR_PUBLIC_URL"
-            else:
-                base = public_base(str(request.base_url), "this page's address")
-                source = "this page's address; set ICHOR_PUBLIC_URL to choose another"
+            base, source = bot_base(request)
         except ManifestError as exc:
             return refused(400, str(exc))
-        state = states.issue(base)
+        state = states.issue()
         page = render_start(build_manifest(base), creation_url(web_url, state, org), org, source)
         response = HTMLResponse(page, headers=headers)
         # The browser's copy of the state: the callback must come back to the same browser.
@@ -140,6 +144,7 @@ def setup_routes(
         try:
             state = check_token(request.query_params.get("state", ""), "state")
             code = check_token(request.query_params.get("code", ""), "code")
+            base, _ = bot_base(request)
         except ManifestError as exc:
             return refused(400, f"GitHub's answer cannot be used: {exc}.")
         pending = states.consume(state, request.cookies.get(COOKIE))
@@ -164,7 +169,7 @@ def setup_routes(
             log.warning("GitHub App setup: the code exchange failed: %s", exc)
             return refused(502, f"The code exchange with GitHub failed: {exc}")
         log.info("GitHub App %s (id %d) created from the manifest", app.slug, app.app_id)
-        response = HTMLResponse(render_created(app, pending.base_url), headers=headers)
+        response = HTMLResponse(render_created(app, base), headers=headers)
         response.delete_cookie(COOKIE, path=PAGE)
         return response
 

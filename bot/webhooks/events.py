@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any, Literal, TypeAlias, Union, cast, get_args, get_origin, get_type_hints
 
 from bot.forges.base import ForgeKind as ForgeKind  # re-exported: events name their forge
@@ -71,6 +71,9 @@ class CommentEvent:
     comment_id: str
     installation_id: int | None
     author_is_bot: bool
+    # When the forge says the comment was written (ISO 8601, UTC); None when it did not say:
+    # an /approve covers only what checks published before it showed (DESIGN 5.1).
+    created_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,7 +264,10 @@ def _encode(value: object) -> Any:
 
 
 def _decode_dataclass(cls: type[Any], data: Mapping[str, Any], path: str, skip: str = "") -> Any:
-    names = [f.name for f in fields(cls)]
+    declared = fields(cls)
+    names = [f.name for f in declared]
+    # A field added later has a default: a job queued by an older release still decodes.
+    optional = {f.name for f in declared if f.default is not MISSING}
     hints = get_type_hints(cls)
     extra = set(data) - set(names) - {skip}
     if extra:
@@ -269,6 +275,8 @@ def _decode_dataclass(cls: type[Any], data: Mapping[str, Any], path: str, skip: 
     values = {}
     for name in names:
         if name not in data:
+            if name in optional:
+                continue
             raise WebhookError(f"{path}.{name}: missing")
         values[name] = _decode(hints[name], data[name], f"{path}.{name}")
     return cls(**values)

@@ -118,6 +118,7 @@ def _comment(event_name: str, event_type: str | None, p: JsonObject) -> Event:
         installation_id=None,
         # No bot flag in Gitea; its system users (Ghost -1, Actions -2) have negative ids.
         author_is_bot=_negative(user.peek("id")),
+        created_at=comment.opt_time("created_at"),
     )
 
 

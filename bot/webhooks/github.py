@@ -145,6 +145,7 @@ def _comment(event_name: str, p: JsonObject) -> Event:
         comment_id=comment.ident("id"),
         installation_id=_installation(p),
         author_is_bot=user.peek("type") == "Bot" or login.endswith("[bot]"),
+        created_at=comment.opt_time("created_at"),
     )
 
 

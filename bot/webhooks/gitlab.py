@@ -167,6 +167,7 @@ def _note(event_name: str, p: JsonObject) -> Event:
         comment_id=attributes.ident("id"),
         installation_id=None,
         author_is_bot=_BOT.fullmatch(author) is not None,
+        created_at=attributes.opt_time("created_at"),
     )
 
 

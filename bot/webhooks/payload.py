@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -38,6 +39,25 @@ def parse_json(body: bytes) -> JsonObject:
     if not isinstance(data, dict):
         raise WebhookError(f"body is a JSON {_json_type(data)}, not an object")
     return JsonObject(data)
+
+
+def forge_time(text: str) -> datetime | None:
+    """A forge's timestamp as an aware UTC datetime; None for a zero value (Gitea's
+    ``0001-01-01T00:00:00Z``). ISO 8601 with ``Z`` or an offset, with or without fractions, and
+    GitLab's older ``2015-05-17 18:08:09 UTC``; ValueError for anything else, or no zone."""
+    value = text.strip()
+    if len(value) > 40:
+        raise ValueError("not a timestamp")
+    if value.endswith(" UTC"):
+        value = value[: -len(" UTC")] + "+00:00"
+    elif value.endswith(("Z", "z")):
+        value = value[:-1] + "+00:00"
+    moment = datetime.fromisoformat(value)
+    if moment.tzinfo is None:
+        raise ValueError("a timestamp without a time zone")
+    if moment.year <= 1:
+        return None
+    return moment.astimezone(UTC)
 
 
 def is_zero_sha(sha: str) -> bool:
@@ -174,6 +194,19 @@ class JsonObject:
     def opt_sha(self, key: str) -> str | None:
         """Absent, null or empty (Gitea sends "" for "none") is None."""
         return None if self._data.get(key) in (None, "") else self.sha(key)
+
+    def opt_time(self, key: str) -> str | None:
+        """A timestamp as ISO 8601 in UTC (``2026-12-04T20:00:00.123000+00:00``); None when
+        absent, null, a zero value (Gitea's ``0001-01-01T00:00:00Z``) or not a timestamp, so a
+        consumer that needs it refuses with a reason rather than the delivery being lost."""
+        value = self._data.get(key)
+        if not isinstance(value, str):
+            return None
+        try:
+            moment = forge_time(value)
+        except ValueError:
+            return None
+        return None if moment is None else moment.isoformat()
 
     def ref(self, key: str) -> str:
         """A branch or full ref name, refused when git would refuse it too."""

@@ -92,6 +92,7 @@ def test_every_problem_kind_is_in_the_table() -> None:
         "bad-name",
         "bad-kind",
         "bad-field",
+        "bad-reason",
         "duplicate-field",
         "bad-pattern",
         "bad-quote",

@@ -109,6 +109,7 @@ class CommandScenario(GitLabScenario):
             note=note["body"],
             action=action,
             author_id=note["author"]["id"],
+            created_at=note["created_at"],
             project_id=self.project_id,
             url=f"{web}/-/merge_requests/{iid}#note_{note['id']}",
         )

@@ -128,6 +128,7 @@ class Bot:
                 "ichor:heads",
                 "ichor:line-comments",
                 "ichor:approvals",
+                "ichor:shown",
                 "ichor:permission",
             ):
                 keys += list(self.redis.scan_iter(f"{prefix}:*:{name}:*", count=1000))

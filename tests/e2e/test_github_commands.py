@@ -77,8 +77,8 @@ class Commands:
         self.head = ""
         self.opened = False
 
-    def push(self, files: dict[str, str | None]) -> str:
-        """A new head for the pull request, delivered and checked."""
+    def push(self, files: dict[str, str | None], *, check: bool = True) -> str:
+        """A new head for the pull request, delivered and (unless ``check`` is off) checked."""
         self.head = self.work.commit(files)
         self.work.set_ref(f"refs/pull/{self.number}/head", self.head)
         self.work.publish(self.bare)
@@ -98,7 +98,8 @@ class Commands:
         )
         payload["pull_request"]["user"]["login"] = AUTHOR
         assert self.bot.post("pull_request", payload) == 202
-        self.work_once()
+        if check:
+            self.work_once()
         return self.head
 
     def comment(self, body: str, *, user: str = MAINTAINER, post: bool = True) -> dict[str, Any]:
@@ -120,16 +121,18 @@ class Commands:
         repo.update(html_url=clone.removesuffix(".git"), default_branch="main")
         repo["owner"]["login"] = owner
         payload["issue"]["number"] = self.number
-        payload["comment"].update(id=comment["id"], body=body)
+        payload["comment"].update(id=comment["id"], body=body, created_at=comment["created_at"])
         payload["comment"]["user"].update(login=user, type="Bot" if "[bot]" in user else "User")
         payload["sender"]["login"] = user
         payload["installation"] = {"id": 42}
         # An edit is answered and dropped at the door: nothing is queued for it.
         assert self.bot.post("issue_comment", payload) == (202 if action == "created" else 200)
 
-    def press(self, identifier: str, *, user: str = MAINTAINER) -> None:
-        """``user`` presses a button of the newest check run."""
-        run = self.check_runs()[-1]
+    def press(
+        self, identifier: str, *, user: str = MAINTAINER, run: dict[str, Any] | None = None
+    ) -> None:
+        """``user`` presses a button of ``run`` (the newest check run when None)."""
+        run = run or self.check_runs()[-1]
         payload: dict[str, Any] = copy.deepcopy(json.loads(BUTTON_FIXTURE.read_text()))
         owner, name = self.full_name.split("/")
         repo = payload["repository"]
@@ -137,7 +140,7 @@ class Commands:
         repo.update(full_name=self.full_name, name=name, clone_url=clone)
         repo.update(html_url=clone.removesuffix(".git"))
         repo["owner"]["login"] = owner
-        payload["check_run"].update(id=run["id"], head_sha=self.head)
+        payload["check_run"].update(id=run["id"], head_sha=run["head_sha"])
         payload["check_run"]["pull_requests"][0]["number"] = self.number
         payload["requested_action"] = {"identifier": identifier}
         payload["sender"].update(login=user, type="User")

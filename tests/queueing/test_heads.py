@@ -3,7 +3,6 @@ the state store each queue is given."""
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -81,7 +80,5 @@ def _fail(queue: DeliveryQueue, job_id: str) -> None:
         queue.redis.hset(f"rq:job:{job_id}", "status", "failed")
         return
     assert isinstance(queue, InProcessDeliveryQueue)
-    deadline = time.monotonic() + 5
-    while queue.job_state(job_id) not in ("failed", "finished") and time.monotonic() < deadline:
-        time.sleep(0.01)  # its (made-up) event fails in the job thread
+    queue.wait(job_id, timeout=120)  # its (made-up) event fails in the job thread
     queue._set(job_id, "failed")

@@ -10,10 +10,11 @@ import pytest
 import redis
 
 from bot.approvals.model import Approval, Fingerprint
+from bot.approvals.seen import SHOWN_KEPT, ShownCheck
 from bot.forges.base import Permission
 from bot.state.base import PERMISSION_TTL, AuditLog, AuditRecord, StateStore, pull_key
 from bot.state.memory import MemoryAudit, MemoryPermissions, memory_state
-from bot.state.redis_state import RedisAudit, approvals_key, redis_state
+from bot.state.redis_state import RedisAudit, approvals_key, redis_state, shown_key
 from tests.support.clock import ManualClock
 from tests.support.redis_url import SHARED_REDIS_URL
 
@@ -33,7 +34,7 @@ def state(request: pytest.FixtureRequest) -> Iterator[tuple[StateStore, str]]:
         return
     connection = redis.Redis.from_url(SHARED_REDIS_URL)
     yield redis_state(connection), pull
-    connection.delete(approvals_key(pull))
+    connection.delete(approvals_key(pull), shown_key(pull))
     connection.close()
 
 
@@ -62,6 +63,35 @@ def test_withdraw_returns_what_it_removed(state: tuple[StateStore, str]) -> None
     removed = store.approvals.withdraw(pull, "maria")
     assert removed is not None and removed.fingerprints == frozenset({A})
     assert store.approvals.approvals(pull) == ()
+
+
+def test_shown_checks_nothing_recorded_then_oldest_first_and_trimmed(
+    state: tuple[StateStore, str],
+) -> None:
+    store, pull = state
+    assert store.shown.shown(pull) is None
+    start = datetime(2026, 12, 4, 20, 0, tzinfo=UTC)
+    checks = [
+        ShownCheck(f"{n:040x}", start + timedelta(seconds=n), frozenset({A} if n % 2 else set()))
+        for n in range(SHOWN_KEPT + 3)
+    ]
+    for check in checks:
+        store.shown.record_shown(pull, check)
+    assert store.shown.shown(pull) == tuple(checks[3:])
+
+
+def test_a_damaged_shown_record_shows_nothing() -> None:
+    connection = redis.Redis.from_url(SHARED_REDIS_URL)
+    pull = pull_key("github", f"octo/{uuid.uuid4().hex[:8]}", 7)
+    try:
+        store = redis_state(connection).shown
+        good = ShownCheck("1" * 40, datetime(2026, 12, 4, tzinfo=UTC), frozenset({B}))
+        connection.rpush(shown_key(pull), "not json", '{"head_sha": "x"}')
+        store.record_shown(pull, good)
+        assert store.shown(pull) == (good,)
+    finally:
+        connection.delete(shown_key(pull))
+        connection.close()
 
 
 def test_restore_replaces_everything(state: tuple[StateStore, str]) -> None:

@@ -6,14 +6,14 @@ written on shutdown), as a production Redis does: the queue is still there when 
 
 from __future__ import annotations
 
-import contextlib
 import shutil
 import socket
 import subprocess
-import time
 from pathlib import Path
 
 import redis
+
+from tests.support.waiting import wait_until
 
 
 def free_port() -> int:
@@ -45,14 +45,9 @@ class RedisServer:
         self.proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
         client = redis.Redis(port=self.port)
         try:
-            for _ in range(500):
-                with contextlib.suppress(redis.exceptions.ConnectionError):
-                    if client.ping():
-                        return
-                time.sleep(0.02)
+            wait_until(client.ping, "redis-server started")
         finally:
             client.close()
-        raise RuntimeError("redis-server did not start")
 
     def stop(self) -> None:
         if self.proc is not None:

@@ -29,6 +29,7 @@ from bot.settings import Settings
 from bot.web.app import create_app
 from tests.conftest import FIXTURES
 from tests.support.redis_url import SHARED_REDIS_URL
+from tests.support.waiting import wait_until
 
 SHARED_REDIS = SHARED_REDIS_URL
 SECRETS = {"github": "gh-secret", "gitlab": "gl-secret", "gitea": "gt-secret"}
@@ -71,12 +72,10 @@ class OwnRedis:
             stderr=subprocess.DEVNULL,
         )
         client = redis.Redis(port=self.port)
-        for _ in range(200):
-            with contextlib.suppress(redis.exceptions.ConnectionError):
-                if client.ping():
-                    return
-            time.sleep(0.02)
-        raise RuntimeError("redis-server did not start")
+        try:
+            wait_until(client.ping, "redis-server started")
+        finally:
+            client.close()
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -141,6 +140,16 @@ class Running:
 Serve = Callable[..., Running]
 
 
+def started_within(server: uvicorn.Server, thread: threading.Thread, bound: float = 60) -> None:
+    """Until uvicorn says it started (it has no event to wait on). The bound only stops a
+    server that will never start; a loaded machine may take seconds."""
+    deadline = time.monotonic() + bound
+    while not server.started:
+        assert thread.is_alive(), "uvicorn stopped before it started"
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.01)
+
+
 @pytest.fixture
 def serve(tmp_path: Path) -> Iterator[Serve]:
     servers: list[tuple[uvicorn.Server, threading.Thread, DeliveryQueue]] = []
@@ -172,10 +181,7 @@ def serve(tmp_path: Path) -> Iterator[Serve]:
         )
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
-        for _ in range(500):
-            if server.started:
-                break
-            time.sleep(0.01)
+        started_within(server, thread)
         servers.append((server, thread, queue))
         return Running(f"http://127.0.0.1:{port}", settings, queue, app)
 

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 import uuid
 
 import httpx
@@ -16,6 +15,7 @@ from rq.job import Job, JobStatus
 from bot.queueing.inprocess import InProcessDeliveryQueue
 from bot.queueing.redis_queue import RedisDeliveryQueue
 from tests.conftest import FIXTURES, ROOT
+from tests.support.waiting import wait_until
 from tests.web.conftest import OwnRedis, Running, Serve
 
 VALID = {
@@ -130,11 +130,7 @@ def test_redis_down_spools_then_drains_exactly_once(serve: Serve, own_redis: Own
     spool_dir = running.settings.data_dir / "spool"
     assert len(list(spool_dir.glob("*.json"))) == 6
     own_redis.start()  # an empty Redis: only what the spool holds comes back
-    for _ in range(300):
-        if not list(spool_dir.glob("*.json")):
-            break
-        time.sleep(0.05)
-    assert not list(spool_dir.glob("*.json"))
+    wait_until(lambda: not list(spool_dir.glob("*.json")), "the spool drained")
     queue = rq_queue(running)
     assert sorted(queue.job_ids) == sorted(f"github-{d}" for d in deliveries)
     assert running.post("github", VALID["github"], delivery=deliveries[1]).json()["status"] == (
@@ -155,11 +151,7 @@ def test_in_process_queue_runs_the_job(serve: Serve) -> None:
     job_id = running.post("gitlab", VALID["gitlab"]).json()["job"]
     queue = running.queue
     assert isinstance(queue, InProcessDeliveryQueue)
-    for _ in range(500):
-        if queue.job_state(job_id) in ("finished", "failed"):
-            break
-        time.sleep(0.01)
-    assert queue.job_state(job_id) == "failed"
+    assert queue.wait(job_id, timeout=120) == "failed"
     jobs = httpx.get(running.url + "/").text.split('<section id="jobs">', 1)[1]
     assert job_id in jobs and "not posted" in jobs and "the GitLab token is not set" in jobs
 

@@ -10,12 +10,12 @@ import hmac
 import os
 import select
 import socket
-import time
 import uuid
 
 import httpx
 
 from tests.conftest import FIXTURES
+from tests.support.waiting import wait_until
 from tests.web.conftest import SECRETS, ServeProc, ServeProcess
 
 
@@ -112,11 +112,7 @@ def test_connections_are_bounded_and_the_idle_make_room(serve_process: ServeProc
     try:
         # Accepted in order: once a later request is answered, every idle one was seen.
         assert httpx.get(server.url + "/healthz", timeout=10).status_code == 200
-        for _ in range(100):
-            if open_fds(server) <= before + 21:
-                break
-            time.sleep(0.05)
-        assert open_fds(server) <= before + 21, (before, open_fds(server))
+        wait_until(lambda: open_fds(server) <= before + 21, "idle connections closed")
         closed = 0
         for sock in idle:
             sock.settimeout(0.01)
@@ -165,12 +161,11 @@ def test_when_every_connection_is_busy_a_new_one_is_refused(serve_process: Serve
     finally:
         for sock in busy:
             sock.close()
-    for _ in range(100):  # room again once they are gone
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(server.url + "/healthz", timeout=5).status_code == 200:
-                return
-        time.sleep(0.05)
-    raise AssertionError("no room after the busy connections closed")
+    # Room again once they are gone.
+    wait_until(
+        lambda: httpx.get(server.url + "/healthz", timeout=5).status_code == 200,
+        "room after the busy connections closed",
+    )
 
 
 def test_an_endless_trailer_is_cut_off(serve_process: ServeProc) -> None:

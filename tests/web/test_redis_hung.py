@@ -14,6 +14,7 @@ import uuid
 import httpx
 import redis
 
+from tests.support.waiting import wait_until
 from tests.web.conftest import OwnRedis, ServeProc, ServeProcess
 
 DEADLINE = 3.0  # well above the 0.5 s the server waits on Redis, well below a socket timeout
@@ -58,11 +59,7 @@ def test_a_hung_redis_blocks_no_request(serve_process: ServeProc, own_redis: Own
         assert spooled_files(server) == 6
     finally:
         own_redis.resume()
-    for _ in range(300):
-        if spooled_files(server) == 0:
-            break
-        time.sleep(0.05)
-    assert spooled_files(server) == 0
+    wait_until(lambda: spooled_files(server) == 0, "the spool drained")
     assert redis.Redis(port=own_redis.port).llen(f"rq:queue:{queue}") == 10
     assert httpx.get(server.url + "/readyz", timeout=DEADLINE).status_code == 200
 

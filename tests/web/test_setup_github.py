@@ -26,7 +26,7 @@ from bot.forges.github_manifest import build_manifest
 from bot.settings import Settings
 from bot.web.setup_github import setup_routes
 from tests.fakeforge import FakeGitHub
-from tests.web.conftest import Serve, free_port
+from tests.web.conftest import Serve, free_port, started_within
 
 BIN = Path(sys.executable).parent
 
@@ -195,10 +195,7 @@ def setup_app(fake: FakeGitHub, clock: _Clock) -> Iterator[str]:
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    for _ in range(500):
-        if server.started:
-            break
-        time.sleep(0.01)
+    started_within(server, thread)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
@@ -254,6 +251,18 @@ def test_another_browser_cannot_use_the_callback(fake: FakeGitHub) -> None:
         # Refused once, the state is spent: not even the browser that started it may use it.
         assert attacker.get(back).status_code == 400
     assert fake.calls == []
+
+
+def test_a_flood_of_setup_pages_cannot_spend_anothers_state(fake: FakeGitHub) -> None:
+    """Anyone may open the page; 150 openings must not evict the state of the browser that is
+    on GitHub creating its App (a global cap of 100 once did, and its callback was refused)."""
+    with setup_app(fake, _Clock()) as url, httpx.Client(base_url=url) as browser:
+        back = _register(browser, fake.url)
+        for _ in range(150):
+            assert httpx.get(url + "/setup/github").status_code == 200
+        assert browser.get(back).status_code == 200
+    assert [c.status for c in fake.calls] == [201]
+    fake.assert_clean()
 
 
 def test_a_code_github_does_not_know(fake: FakeGitHub) -> None:

@@ -1,6 +1,9 @@
-"""The manifest flow's states: once, briefly, in the browser that started it, bounded."""
+"""The manifest flow's states: once, briefly, in the browser that started it, and held by that
+browser, so nobody else's requests can spend or push out a pending one."""
 
 from __future__ import annotations
+
+import base64
 
 from bot.web.setup_states import SetupStates
 
@@ -15,43 +18,68 @@ class Clock:
 
 def test_a_state_is_used_once() -> None:
     states = SetupStates(Clock())
-    state = states.issue("https://bot.example")
-    pending = states.consume(state, state)
-    assert pending is not None and pending.base_url == "https://bot.example"
+    state = states.issue()
+    assert states.consume(state, state) is not None
     assert states.consume(state, state) is None
 
 
 def test_a_state_expires() -> None:
     clock = Clock()
     states = SetupStates(clock, ttl=60)
-    early, late = states.issue("b"), None
+    early = states.issue()
     clock.now = 30
-    late = states.issue("b")
+    late = states.issue()
     clock.now = 60
     assert states.consume(early, early) is None
     assert states.consume(late, late) is not None
-    assert len(states) == 0
+    clock.now = 90
+    assert states.consume(late, late) is None
+    assert len(states) == 0  # spent states are forgotten once they would have expired
 
 
 def test_the_browser_copy_must_match() -> None:
     states = SetupStates(Clock())
-    state, other = states.issue("b"), states.issue("b")
+    state, other = states.issue(), states.issue()
     assert states.consume(state, None) is None
     assert states.consume(other, state) is None
-    assert len(states) == 0  # a refused state is spent
+    # A refused state is spent: not even the right browser may use it afterwards.
+    assert states.consume(state, state) is None
+    assert states.consume(other, other) is None
 
 
-def test_pending_states_are_bounded() -> None:
-    states = SetupStates(Clock(), capacity=3)
-    first = states.issue("b")
-    issued = [states.issue("b") for _ in range(50)]
+def test_issuing_keeps_nothing_so_a_flood_evicts_nobody() -> None:
+    states = SetupStates(Clock())
+    mine = states.issue()
+    for _ in range(10_000):
+        states.issue()
+    assert len(states) == 0
+    assert states.consume(mine, mine) is not None
+
+
+def test_a_forged_or_altered_state_is_refused() -> None:
+    states, elsewhere = SetupStates(Clock()), SetupStates(Clock())
+    theirs = elsewhere.issue()  # another process's key
+    assert states.consume(theirs, theirs) is None
+    mine = states.issue()
+    raw = bytearray(base64.urlsafe_b64decode(mine + "=="))
+    raw[20] ^= 1  # the time of issue, moved
+    altered = base64.urlsafe_b64encode(bytes(raw)).rstrip(b"=").decode()
+    for bad in (altered, "", "a", "not base64 at all!", mine[:-2], mine + "AA"):
+        assert states.consume(bad, bad) is None
+    assert states.consume(mine, mine) is not None
+
+
+def test_spent_states_are_bounded() -> None:
+    states = SetupStates(Clock(), spent_capacity=3)
+    issued = [states.issue() for _ in range(50)]
+    for state in issued:
+        assert states.consume(state, state) is not None
     assert len(states) == 3
-    assert states.consume(first, first) is None
-    assert states.consume(issued[-1], issued[-1]) is not None
 
 
 def test_states_are_unguessable_and_url_safe() -> None:
     states = SetupStates(Clock())
-    values = {states.issue("b") for _ in range(50)}
+    values = {states.issue() for _ in range(50)}
     assert len(values) == 50
-    assert all(len(v) >= 40 and v.replace("-", "").replace("_", "").isalnum() for v in values)
+    assert all(40 <= len(v) <= 200 for v in values)
+    assert all(v.replace("-", "").replace("_", "").isalnum() for v in values)

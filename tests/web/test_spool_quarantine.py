@@ -5,12 +5,12 @@ ones, and queues every good one once Redis is back.
 
 from __future__ import annotations
 
-import time
 import uuid
 
 import httpx
 import redis
 
+from tests.support.waiting import wait_until
 from tests.web.conftest import OwnRedis, ServeProc
 
 
@@ -29,11 +29,7 @@ def test_unreadable_spool_files_are_quarantined(
     (spool / "00000000000000000000-000003-folder.json").mkdir()
     (spool / "00000000000000000000-000004-deep.json").write_text("[" * 100_000)
     own_redis.start()
-    for _ in range(300):
-        if not list(spool.glob("*.json")):
-            break
-        time.sleep(0.05)
-    assert not list(spool.glob("*.json"))
+    wait_until(lambda: not list(spool.glob("*.json")), "the spool drained")
     assert redis.Redis(port=own_redis.port).llen(f"rq:queue:{queue}") == 2
     quarantine = server.data_dir / "spool-quarantine"
     assert sorted(p.name.split("-")[-1] for p in quarantine.iterdir()) == [

@@ -32,6 +32,7 @@ from bot.webhooks import (
 
 SHA_A, SHA_B = "a" * 40, "b" * 64
 REPO = RepoRef(ForgeKind.GITLAB, "group/sub/project", "72081820", None, "https://gl.test/x", "main")
+STAMP = "2026-12-04T20:00:00.123000+00:00"
 EVENTS: list[Event] = [
     ChangeRequestEvent(
         repo=REPO,
@@ -49,7 +50,17 @@ EVENTS: list[Event] = [
         draft=True,
     ),
     PushEvent(REPO, "refs/heads/main", "0" * 40, SHA_A, True, False, None, 12),
-    CommentEvent(REPO, None, False, "/ichor recheck\n✓ ünïcode", "bot", "991", 5, True),
+    CommentEvent(
+        REPO,
+        None,
+        False,
+        "/ichor recheck\n✓ ünïcode",
+        "bot",
+        "991",
+        5,
+        True,
+        "2026-12-04T20:00:00.123000+00:00",
+    ),
     CheckRerequestEvent(REPO, SHA_A, None, 118578147, (2, 7), 957387),
     RequestedActionEvent(REPO, SHA_A, "lgtm|26764", 1494503112, 690857, "octocat", False, (7,)),
     InstallationEvent("added", 957387, "Codertocat", ("a/b", "c/d"), ("e/f",)),
@@ -156,3 +167,12 @@ def test_events_are_frozen_and_slotted() -> None:
 
 def test_only_pings_and_ignored_deliveries_are_not_actionable() -> None:
     assert [is_actionable(event) for event in EVENTS] == [True] * 6 + [False, False]
+
+
+def test_a_comment_queued_before_it_carried_its_time_still_decodes() -> None:
+    """A job queued by the release before comments carried ``created_at`` runs after an
+    upgrade, its time unknown (an /approve then says so rather than guessing)."""
+    comment = next(e for e in EVENTS if isinstance(e, CommentEvent))
+    old = mutated(comment, created_at=KeyError)
+    decoded = event_from_dict(old)
+    assert isinstance(decoded, CommentEvent) and decoded.created_at is None

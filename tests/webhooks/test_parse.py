@@ -311,3 +311,63 @@ def test_gitea_fork_pull_request_and_tag_push() -> None:
     push = fixture("gitea/push__branch.json")
     push["ref"] = "refs/tags/v1.0"
     assert "tag pushes" in gitea("push", push).reason
+
+
+# When a comment was written: what an /approve may cover (DESIGN 5.1)
+
+
+@pytest.mark.parametrize(
+    ("parse_as", "name", "where", "stamp", "expected"),
+    [
+        (
+            "github",
+            "github/issue_comment__created.json",
+            "comment",
+            None,
+            "2019-05-15T15:20:21+00:00",
+        ),
+        (
+            "gitlab",
+            "gitlab/note__merge_request-go-gitlab.json",
+            "object_attributes",
+            "2015-05-17 18:21:36 UTC",
+            "2015-05-17T18:21:36+00:00",
+        ),
+        (
+            "gitlab",
+            "gitlab/note__merge_request-go-gitlab.json",
+            "object_attributes",
+            "2019-06-05T14:32:20.211Z",
+            "2019-06-05T14:32:20.211000+00:00",
+        ),
+        (
+            "gitea",
+            "gitea/issue_comment__created-go-scm-old.json",
+            "comment",
+            "2022-07-04T00:34:39+02:00",
+            "2022-07-03T22:34:39+00:00",
+        ),
+        (
+            "gitea",
+            "gitea/issue_comment__created-go-scm-old.json",
+            "comment",
+            "0001-01-01T00:00:00Z",
+            None,
+        ),
+        ("github", "github/issue_comment__created.json", "comment", "yesterday", None),
+        ("github", "github/issue_comment__created.json", "comment", "2019-05-15T15:20:33", None),
+    ],
+)
+def test_a_comments_time_is_read_in_utc_or_left_unknown(
+    parse_as: str, name: str, where: str, stamp: str | None, expected: str | None
+) -> None:
+    payload = fixture(name)
+    if stamp is not None:
+        payload[where]["created_at"] = stamp
+    if parse_as == "gitea":
+        payload["action"] = "created"
+    event = {"github": github, "gitlab": gitlab, "gitea": gitea}[parse_as](
+        "Note Hook" if parse_as == "gitlab" else "issue_comment", payload
+    )
+    assert isinstance(event, CommentEvent)
+    assert event.created_at == expected

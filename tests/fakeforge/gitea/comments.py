@@ -12,11 +12,11 @@ comment's creation, so ``updated_at != created_at`` tells every edited comment.
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from tests.fakeforge.base import Reject
-from tests.fakeforge.gitea.state import Ctx, GiteaState, error, iso
+from tests.fakeforge.gitea.state import Ctx, GiteaState, error, iso, iso_ms
 from tests.fakeforge.httpserver import Response
 
 # Gitea's default [ui] REACTIONS; any other content is a 403.
@@ -64,7 +64,7 @@ class Comments(GiteaState):
             ]
 
     def _store_comment(self, full: str, number: int, body: str, user: str) -> dict[str, Any]:
-        now, comment_id = iso(), self._next_id("comment")
+        now, comment_id = iso_ms(), self._next_id("comment")
         comment: dict[str, Any] = {
             "id": comment_id,
             "repo": full,
@@ -165,6 +165,7 @@ def _key(reaction: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def _edited_at(comment: dict[str, Any]) -> str:
-    """Now, or a second after the creation if that is later (timestamps have whole seconds)."""
-    created = datetime.strptime(comment["created_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
-    return iso(max(time.time(), created.timestamp() + 1))
+    """Now, or a second after the creation if that is later (Gitea's stamps have whole
+    seconds, so there an edit always reads as later)."""
+    created = datetime.fromisoformat(comment["created_at"].replace("Z", "+00:00"))
+    return iso_ms(max(time.time(), created.timestamp() + 1))

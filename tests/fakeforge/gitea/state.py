@@ -30,6 +30,14 @@ def iso(ts: float | None = None) -> str:
     )
 
 
+def iso_ms(ts: float | None = None) -> str:
+    """A comment's stamp. Gitea's have whole seconds; this fake's have milliseconds, so a test
+    need not wait out a second between a check and a comment the bot must see as later (an
+    ``/approve`` covers only what checks published before the comment showed)."""
+    moment = datetime.fromtimestamp(time.time() if ts is None else ts, UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
 @dataclass
 class Call(DescribedCall):
     """One API request the fake answered (Authorization cut to its scheme in ``headers``)."""

@@ -4,11 +4,11 @@ seeded by a test, listed, created, edited and reacted to over the API."""
 from __future__ import annotations
 
 import copy
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from tests.fakeforge.github.core import GitHubCore
-from tests.fakeforge.github.model import Ctx, b64, iso, not_found, time_now
+from tests.fakeforge.github.model import Ctx, b64, iso, iso_ms, not_found, time_now
 from tests.fakeforge.httpserver import Response
 from tests.fakeforge.openapi import overlay_object
 
@@ -47,7 +47,7 @@ class CommentsMixin(GitHubCore):
             return copy.deepcopy(self._reactions)
 
     def _store_comment(self, full_name: str, number: int, body: str, user: str) -> dict[str, Any]:
-        now = iso(time_now())
+        now = iso_ms(time_now())
         cid = self._next_id("comment")
         comment = {
             "id": cid,
@@ -63,10 +63,10 @@ class CommentsMixin(GitHubCore):
 
     @staticmethod
     def _stamp_edit(comment: dict[str, Any]) -> None:
-        # GitHub's stamps have whole seconds; an edit within the second of the comment's
-        # creation still shows as one, as on GitHub, where an edit comes later than that.
-        created = datetime.strptime(comment["created_at"], "%Y-%m-%dT%H:%M:%SZ")
-        comment["updated_at"] = iso(max(time_now(), created.replace(tzinfo=UTC).timestamp() + 1))
+        # An edit within the second of the comment's creation still shows as one, as on
+        # GitHub, whose whole-second stamps put an edit later than that.
+        created = datetime.fromisoformat(comment["created_at"].replace("Z", "+00:00"))
+        comment["updated_at"] = iso_ms(max(time_now(), created.timestamp() + 1))
 
     def _render_comment(self, c: dict[str, Any]) -> dict[str, Any]:
         full, number, cid = c["repo"], c["issue_number"], c["id"]

@@ -42,6 +42,14 @@ def iso(ts: float) -> str:
     return datetime.fromtimestamp(int(ts), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def iso_ms(ts: float) -> str:
+    """A comment's stamp. GitHub's have whole seconds; this fake's have milliseconds, so a test
+    need not wait out a second between a check and a comment the bot must see as later (an
+    ``/approve`` covers only what checks published before the comment showed)."""
+    moment = datetime.fromtimestamp(ts, UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
 def error(message: str, status: int | None = None, **extra: Any) -> dict[str, Any]:
     body: dict[str, Any] = {"message": message, "documentation_url": DOCS, **extra}
     if status is not None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated
 
@@ -133,3 +135,130 @@ def parse_api_tokens(raw: str) -> tuple[tuple[str, str], ...]:
 
 def load_settings() -> Settings:
     return Settings()
+
+
+# What posting a result needs on each forge, by environment name and setting; the web and git
+# bases have defaults (GitHub, GitLab) and are not counted.
+_POSTING: dict[str, tuple[tuple[str, str], ...]] = {
+    "github": (
+        ("ICHOR_GITHUB_APP_ID", "github_app_id"),
+        ("ICHOR_GITHUB_PRIVATE_KEY", "github_private_key"),
+    ),
+    "gitlab": (("ICHOR_GITLAB_TOKEN", "gitlab_token"),),
+    "gitea": (("ICHOR_GITEA_URL", "gitea_url"), ("ICHOR_GITEA_TOKEN", "gitea_token")),
+}
+_SECRET = {
+    "github": "ICHOR_GITHUB_WEBHOOK_SECRET",
+    "gitlab": "ICHOR_GITLAB_WEBHOOK_SECRET",
+    "gitea": "ICHOR_GITEA_WEBHOOK_SECRET",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ForgeSetup:
+    """What one forge's settings allow: taking its webhooks (a secret is set) and posting
+    results to it (every setting posting needs is set). JSON-safe, so a worker can tell the
+    web process, which holds only the secrets."""
+
+    forge: str
+    receives: bool
+    present: tuple[str, ...] = ()  # the posting settings that are set (environment names)
+    missing: tuple[str, ...] = ()  # and those that are not
+    local_repos: bool = False  # ICHOR_LOCAL_REPOS: its repositories need no forge settings
+
+    @property
+    def posts(self) -> bool:
+        return not self.missing
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "forge": self.forge,
+            "receives": self.receives,
+            "present": list(self.present),
+            "missing": list(self.missing),
+            "local_repos": self.local_repos,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> ForgeSetup:
+        present, missing = data.get("present") or [], data.get("missing") or []
+        if not isinstance(present, list) or not isinstance(missing, list):
+            raise ValueError("present and missing are lists")
+        return cls(
+            str(data["forge"]),
+            bool(data.get("receives")),
+            tuple(str(p) for p in present),
+            tuple(str(m) for m in missing),
+            bool(data.get("local_repos")),
+        )
+
+
+def forge_setups(settings: Settings) -> tuple[ForgeSetup, ...]:
+    """Each forge's setup as ``settings`` have it."""
+    setups = []
+    for forge, needs in _POSTING.items():
+        present = tuple(env for env, name in needs if (getattr(settings, name) or "").strip())
+        receives = bool(settings.webhook_secrets(forge))
+        if forge == "gitlab":  # either kind of GitLab secret verifies on its own
+            receives = receives or bool(split_secrets(settings.gitlab_signing_secret))
+        setups.append(
+            ForgeSetup(
+                forge,
+                receives,
+                present,
+                tuple(env for env, _ in needs if env not in present),
+                settings.local_repos is not None,
+            )
+        )
+    return tuple(setups)
+
+
+def joined_setups(
+    receiving: Iterable[ForgeSetup], posting: Iterable[ForgeSetup]
+) -> tuple[ForgeSetup, ...]:
+    """The web process's secrets with what a worker reported it can post to (the web process
+    needs no forge credentials, so only a worker can say)."""
+    posts = {s.forge: s for s in posting}
+    return tuple(
+        replace(posts[s.forge], receives=s.receives) if s.forge in posts else s for s in receiving
+    )
+
+
+def half_configured(setups: Iterable[ForgeSetup], *, receiving: bool = True) -> list[str]:
+    """One line for each forge set up in part: a webhook secret without what posting needs
+    (its deliveries are accepted and nothing can be posted), posting settings missing one of
+    their parts, or, when ``receiving`` (the process takes webhooks), everything to post but
+    no secret (every delivery is refused). A worker passes ``receiving=False``: the web
+    process holds the secrets, and says itself which forges have none."""
+    lines = []
+    for setup in setups:
+        secret = _SECRET.get(setup.forge, "its webhook secret")
+        if setup.forge == "gitlab":
+            secret += " (or ICHOR_GITLAB_SIGNING_SECRET)"
+        have = ([secret] if setup.receives else []) + list(setup.present)
+        lack = list(setup.missing) + ([secret] if receiving and not setup.receives else [])
+        if not have or not lack:
+            continue  # set up whole, or not at all
+        effects = []
+        if receiving and not setup.receives:
+            effects.append("its deliveries are refused (401)")
+        if setup.missing:
+            cannot = "no result can be posted"
+            if setup.receives:
+                cannot = "its deliveries are accepted but " + cannot
+            if setup.local_repos:
+                cannot += " (repositories under ICHOR_LOCAL_REPOS are still checked)"
+            effects.append(cannot)
+        lines.append(
+            f"{setup.forge} is half-configured: {_listed(have)} {_verb(have)} set, "
+            f"{_listed(lack)} {_verb(lack)} not: {' and '.join(effects)}"
+        )
+    return lines
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _verb(names: list[str]) -> str:
+    return "is" if len(names) == 1 else "are"

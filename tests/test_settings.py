@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
-from bot.settings import Settings, load_settings, split_secrets
+from bot.settings import (
+    ForgeSetup,
+    Settings,
+    forge_setups,
+    half_configured,
+    joined_setups,
+    load_settings,
+    split_secrets,
+)
 
 
 def test_read_when_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -78,3 +88,136 @@ def test_bad_api_tokens_stop_the_start_up_without_showing_a_token(raw: str, why:
     with pytest.raises(ValueError, match=why) as caught:
         Settings(api_tokens=raw)  # type: ignore[arg-type]  # the environment's string
     assert "0123456789" not in str(caught.value)  # the error names the pair, never the token
+
+
+def _half(values: Mapping[str, object] | None = None, *, receiving: bool = True) -> list[str]:
+    settings = Settings(**(values or {}))  # type: ignore[arg-type]
+    return half_configured(forge_setups(settings), receiving=receiving)
+
+
+def test_a_forge_set_up_whole_or_not_at_all_is_not_half_configured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in list(os.environ):
+        if name.startswith("ICHOR_"):
+            monkeypatch.delenv(name)
+    assert _half() == []
+    whole: dict[str, object] = {
+        "github_webhook_secret": "s",
+        "github_app_id": "1",
+        "github_private_key": "pem",
+        "gitlab_webhook_secret": "s",
+        "gitlab_token": "t",
+        "gitea_webhook_secret": "s",
+        "gitea_url": "https://gitea.test",
+        "gitea_token": "t",
+    }
+    assert _half(whole) == []
+    assert [s.posts for s in forge_setups(Settings(**whole))] == [True, True, True]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("values", "line"),
+    [
+        (
+            {"github_webhook_secret": "s"},
+            "github is half-configured: ICHOR_GITHUB_WEBHOOK_SECRET is set, ICHOR_GITHUB_APP_ID "
+            "and ICHOR_GITHUB_PRIVATE_KEY are not: its deliveries are accepted but no result "
+            "can be posted",
+        ),
+        (
+            {"github_webhook_secret": "s", "github_app_id": "1"},
+            "github is half-configured: ICHOR_GITHUB_WEBHOOK_SECRET and ICHOR_GITHUB_APP_ID are "
+            "set, ICHOR_GITHUB_PRIVATE_KEY is not: its deliveries are accepted but no result "
+            "can be posted",
+        ),
+        (
+            {"github_app_id": "1", "github_private_key": "pem"},
+            "github is half-configured: ICHOR_GITHUB_APP_ID and ICHOR_GITHUB_PRIVATE_KEY are "
+            "set, ICHOR_GITHUB_WEBHOOK_SECRET is not: its deliveries are refused (401)",
+        ),
+        (
+            {"github_private_key": "pem"},
+            "github is half-configured: ICHOR_GITHUB_PRIVATE_KEY is set, ICHOR_GITHUB_APP_ID and "
+            "ICHOR_GITHUB_WEBHOOK_SECRET are not: its deliveries are refused (401) and no result "
+            "can be posted",
+        ),
+        (
+            {"gitlab_webhook_secret": "s"},
+            "gitlab is half-configured: ICHOR_GITLAB_WEBHOOK_SECRET (or "
+            "ICHOR_GITLAB_SIGNING_SECRET) is set, ICHOR_GITLAB_TOKEN is not: its deliveries are "
+            "accepted but no result can be posted",
+        ),
+        (
+            {"gitlab_token": "t"},
+            "gitlab is half-configured: ICHOR_GITLAB_TOKEN is set, ICHOR_GITLAB_WEBHOOK_SECRET "
+            "(or ICHOR_GITLAB_SIGNING_SECRET) is not: its deliveries are refused (401)",
+        ),
+        (
+            {"gitea_webhook_secret": "s", "gitea_token": "t"},
+            "gitea is half-configured: ICHOR_GITEA_WEBHOOK_SECRET and ICHOR_GITEA_TOKEN are set, "
+            "ICHOR_GITEA_URL is not: its deliveries are accepted but no result can be posted",
+        ),
+        (
+            {"gitea_webhook_secret": "s", "gitea_url": "https://gitea.test"},
+            "gitea is half-configured: ICHOR_GITEA_WEBHOOK_SECRET and ICHOR_GITEA_URL are set, "
+            "ICHOR_GITEA_TOKEN is not: its deliveries are accepted but no result can be posted",
+        ),
+        (
+            {"github_webhook_secret": "s", "local_repos": "/repos"},
+            "github is half-configured: ICHOR_GITHUB_WEBHOOK_SECRET is set, ICHOR_GITHUB_APP_ID "
+            "and ICHOR_GITHUB_PRIVATE_KEY are not: its deliveries are accepted but no result "
+            "can be posted (repositories under ICHOR_LOCAL_REPOS are still checked)",
+        ),
+    ],
+)
+def test_which_forges_are_half_configured(
+    monkeypatch: pytest.MonkeyPatch, values: dict[str, object], line: str
+) -> None:
+    for name in list(os.environ):
+        if name.startswith("ICHOR_"):
+            monkeypatch.delenv(name)
+    assert _half(values) == [line]
+
+
+def test_a_gitlab_signing_secret_alone_takes_deliveries(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ICHOR_GITLAB_WEBHOOK_SECRET", raising=False)
+    setup = forge_setups(Settings(gitlab_signing_secret="whsec_x", gitlab_token="t"))[1]
+    assert (setup.forge, setup.receives, setup.posts) == ("gitlab", True, True)
+
+
+def test_a_worker_says_nothing_of_secrets_it_does_not_need(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The web process holds the secrets; a worker with only the credentials is set up right,
+    # and one with a part of them is not.
+    for name in list(os.environ):
+        if name.startswith("ICHOR_"):
+            monkeypatch.delenv(name)
+    credentials = {"github_app_id": "1", "github_private_key": "pem", "gitea_token": "t"}
+    assert _half(credentials, receiving=False) == [
+        "gitea is half-configured: ICHOR_GITEA_TOKEN is set, ICHOR_GITEA_URL is not: no result "
+        "can be posted"
+    ]
+
+
+def test_the_web_process_joins_its_secrets_with_what_a_worker_can_post_to(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in list(os.environ):
+        if name.startswith("ICHOR_"):
+            monkeypatch.delenv(name)
+    web = forge_setups(Settings(github_webhook_secret="s", gitlab_webhook_secret="s"))
+    worker = forge_setups(Settings(github_app_id="1", github_private_key="pem", gitea_token="t"))
+    reported = [ForgeSetup.from_dict(json.loads(json.dumps(s.to_dict()))) for s in worker]
+    assert reported == list(worker)
+    joined = joined_setups(web, reported)
+    assert [(s.forge, s.receives, s.posts) for s in joined] == [
+        ("github", True, True),
+        ("gitlab", True, False),
+        ("gitea", False, False),
+    ]
+    assert [line.split(":")[0] for line in half_configured(joined)] == [
+        "gitlab is half-configured",
+        "gitea is half-configured",
+    ]

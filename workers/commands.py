@@ -37,11 +37,13 @@ from bot.errors import ForgeError, IchorError, PermanentForgeError
 from bot.forges.base import Permission, PullRequestRef, RepoRef
 from bot.state.audit import AuditTrail, utc_now
 from bot.state.base import pull_key
+from bot.web.outcomes import Unposted
 from bot.webhooks import CommentEvent, RequestedActionEvent
 from workers.approvals import approve_head, withdraw_approval
 from workers.base_config import read_base_config
 from workers.changes import change_command
 from workers.context import Adapter, WorkerContext
+from workers.outcomes import not_posted
 from workers.services import check_services, ran_before
 
 log = logging.getLogger("ichor.commands")
@@ -148,17 +150,18 @@ def comment_job(context: WorkerContext, forge: str, delivery_id: str, event: obj
     parsed = parse_comment(event.body)
     if not parsed.commands and not parsed.problems:
         return {**summary, "handled": False, "why": "no command"}
-    run = _command_run(
-        context,
-        forge,
-        delivery_id,
-        event.repo,
-        event.installation_id,
-        (event.number, event.author, event.comment_id),
-        _asked_at(event.created_at),
-    )
-    if run is None:
-        return {**summary, "handled": False, "why": "no adapter"}
+    try:
+        run = _command_run(
+            context,
+            forge,
+            delivery_id,
+            event.repo,
+            event.installation_id,
+            (event.number, event.author, event.comment_id),
+            _asked_at(event.created_at),
+        )
+    except PermanentForgeError as exc:
+        return {**summary, "handled": False, **_no_adapter(forge, event.repo, exc)}
     handled = _audited(run, _run_comment(run, parsed))
     return {**summary, "handled": handled, "results": run.results}
 
@@ -172,17 +175,18 @@ def requested_action_job(
     command = BUTTONS.get(event.identifier)
     if command is None or event.actor_is_bot or not event.pull_numbers:
         return {**summary, "handled": False, "why": "not a button of ours on a pull request"}
-    run = _command_run(
-        context,
-        forge,
-        delivery_id,
-        event.repo,
-        event.installation_id,
-        (event.pull_numbers[0], event.actor, f"check_run:{event.check_run_id}"),
-        AskedOn(event.head_sha),
-    )
-    if run is None:
-        return {**summary, "handled": False, "why": "no adapter"}
+    try:
+        run = _command_run(
+            context,
+            forge,
+            delivery_id,
+            event.repo,
+            event.installation_id,
+            (event.pull_numbers[0], event.actor, f"check_run:{event.check_run_id}"),
+            AskedOn(event.head_sha),
+        )
+    except PermanentForgeError as exc:
+        return {**summary, "handled": False, **_no_adapter(forge, event.repo, exc)}
     parsed = ParsedComment((command(1),), (), truncated=False)
     handled = _audited(run, _run_commands(run, parsed, react_to=None))
     return {**summary, "handled": handled, "results": run.results}
@@ -196,12 +200,9 @@ def _command_run(
     installation_id: int | None,
     who: tuple[int, str, str],  # the pull request, the actor, what asked (comment or button)
     asked: Asked | None,
-) -> CommandRun | None:
-    try:
-        adapter = context.adapter_for(forge, repo.full_name)
-    except PermanentForgeError as exc:
-        log.error("%s %s: commands cannot run: %s", forge, repo.full_name, exc)
-        return None
+) -> CommandRun:
+    """Raises PermanentForgeError when the forge's adapter cannot be built."""
+    adapter = context.adapter_for(forge, repo.full_name)
     number, actor, source = who
     run = CommandRun(
         context,
@@ -216,6 +217,12 @@ def _command_run(
     )
     run.resume = ran_before(context)
     return run
+
+
+def _no_adapter(forge: str, repo: RepoRef, exc: PermanentForgeError) -> Summary:
+    # Without an adapter nothing can be answered: the job ends failed, saying why.
+    log.error("%s %s: commands cannot run: %s", forge, repo.full_name, exc)
+    return not_posted(Unposted.SETTINGS, str(exc))
 
 
 def _asked_at(created_at: str | None) -> AskedAt | None:

@@ -14,12 +14,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import copy
 import threading
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from bot.checks.pipeline import CheckHistory
 from bot.checks.trees import TreeSource, local_tree
 from bot.errors import IchorError, PermanentForgeError
 from bot.forges.base import ForgeAdapter, RepoRef
@@ -30,6 +32,7 @@ from bot.settings import Settings
 from bot.state.base import StateStore
 from bot.state.facts_disk import DirectoryFactsCache
 from bot.web.history import CheckRecorder, history_store
+from bot.web.outcomes import OutcomeStore, outcome_store
 
 if TYPE_CHECKING:  # imported for real where they are used, on first use
     from bot.git.store import GitStore, Mirror
@@ -65,8 +68,10 @@ class WorkerContext:
     state: StateStore
     cache: FactsCache
     registries: RegistryCache
-    history: CheckRecorder
+    history: CheckHistory
     attempts: AttemptCounter | None = None  # None: jobs never run twice (the in-process queue)
+    # How each job ended, for the status page and /metrics; None: not kept.
+    outcomes: OutcomeStore | None = None
     _stores: dict[str, GitStore] = field(default_factory=dict)
     _local: threading.local = field(default_factory=threading.local)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -79,6 +84,13 @@ class WorkerContext:
         # In the caller's context variables, not the runner's copy from its first run: RQ's
         # current job is one, and a later job must not see the first job as its own.
         return runner.run(coroutine, context=contextvars.copy_context())
+
+    def with_history(self, history: CheckHistory) -> WorkerContext:
+        """This context for one job whose posted checks ``history`` sees first; adapters,
+        event loops and stores stay shared."""
+        view = copy.copy(self)
+        view.history = history
+        return view
 
     def adapter_for(self, forge: str, full_name: str) -> Adapter:
         """The adapter and tree source for a repository: the local forge when the repository is
@@ -143,11 +155,12 @@ def build_context(
     """Everything a job needs, built at start-up: what cannot be built fails here, not in a
     job."""
     cache = LayeredFactsCache(MemoryFactsCache(), DirectoryFactsCache(settings.data_dir / "facts"))
-    # Checks kept for the status page where the web process reads them.
-    history = CheckRecorder(
-        history_store(settings.redis_url, settings.data_dir, settings.queue_name)
+    # Checks and job outcomes kept for the status page where the web process reads them.
+    where = (settings.redis_url, settings.data_dir, settings.queue_name)
+    history = CheckRecorder(history_store(*where))
+    return WorkerContext(
+        settings, state, cache, RegistryCache(), history, attempts, outcome_store(*where)
     )
-    return WorkerContext(settings, state, cache, RegistryCache(), history, attempts)
 
 
 _INSTALLED: WorkerContext | None = None

@@ -21,6 +21,7 @@ from bot.checks.pipeline import CheckStatus, report_failure, run_check
 from bot.checks.request import CheckRequest, asks_for_check, request_for
 from bot.errors import PermanentForgeError
 from bot.queueing.inprocess import JobRunner
+from bot.web.outcomes import Unposted
 from bot.webhooks import (
     ChangeApiEvent,
     ChangeRequestEvent,
@@ -35,6 +36,7 @@ from workers.change_api import change_api_job
 from workers.commands import comment_job, requested_action_job
 from workers.context import Adapter, WorkerContext, installed
 from workers.onboarding import installation_job, onboard_unconfigured_push
+from workers.outcomes import not_posted, run_watched, unposted_kind
 from workers.services import check_services, ran_before
 
 log = logging.getLogger("ichor.jobs")
@@ -69,7 +71,17 @@ def run_delivery(
     if job is None:
         log.info("delivery %s from %s: %s, nothing to do", delivery_id, forge, type(typed).__name__)
         return {**_summary(forge, delivery_id, typed), "handled": False}
-    return job(context, forge, delivery_id, typed)
+    return run_watched(
+        context,
+        forge,
+        delivery_id,
+        _repository(typed),
+        lambda watched: job(watched, forge, delivery_id, typed),
+    )
+
+
+def _repository(event: object) -> str:
+    return str(getattr(getattr(event, "repo", None), "full_name", "-"))
 
 
 def _summary(forge: str, delivery_id: str, event: object) -> Summary:
@@ -88,7 +100,7 @@ def check_job(context: WorkerContext, forge: str, delivery_id: str, event: objec
     except PermanentForgeError as exc:
         # Nothing can be posted without a working adapter: say so once, do not retry.
         log.error("delivery %s from %s: cannot check %s: %s", delivery_id, forge, full_name, exc)
-        return {**summary, "handled": False, "error": str(exc)}
+        return {**summary, "handled": False, **not_posted(Unposted.SETTINGS, str(exc))}
     request = _request(adapter, forge, delivery_id, event)
     assert request is not None  # asks_for_check said so
     services = check_services(context, adapter, forge, resume=ran_before(context))
@@ -103,9 +115,23 @@ def check_job(context: WorkerContext, forge: str, delivery_id: str, event: objec
         result.title or "",
     )
     summary = {**summary, "handled": True, "check": result.to_dict()}
+    if result.unposted is not None:
+        return {**summary, **_unposted(result.title or "", result.unposted)}
+    if result.status in (CheckStatus.SUPERSEDED, CheckStatus.NOT_CONFIGURED):
+        summary["silent"] = str(result.status)
     if result.status is CheckStatus.NOT_CONFIGURED and isinstance(event, PushEvent):
         summary.update(onboard_unconfigured_push(context, adapter, forge, event, request.repo))
+        if "onboarding" in summary:  # a proposal was made (or failed): that is what came of it
+            summary.pop("silent")
+            summary["results"] = [f"onboarding: {summary['onboarding']}"]
     return summary
+
+
+def _unposted(reason: str, error: Exception) -> Summary:
+    """The check failed, and so did posting that it had."""
+    said = str(error)
+    why = said if said == reason else f"{reason}; and posting that failed: {said}"
+    return not_posted(unposted_kind(error), why)
 
 
 # What each event asks a worker to do; events not named here are acknowledged and logged.
@@ -128,19 +154,27 @@ ABANDONED_REASON = (
 def abandon_delivery(
     context: WorkerContext, forge: str, delivery_id: str, event: dict[str, Any]
 ) -> Summary:
+    """Its outcome is kept under the abandoned job's id: that is the job the page lists."""
     typed = event_from_dict(event)
-    summary: Summary = {"forge": forge, "delivery": delivery_id, "abandoned": True}
-    if not asks_for_check(typed):
-        return summary
-    adapter = context.adapter_for(forge, typed.repo.full_name)
-    request = _request(adapter, forge, delivery_id, typed)
-    if request is None:
-        return summary
-    failure = report_failure(
-        adapter.forge, request, None, ABANDONED_REASON, context.history, resume=True
-    )
-    context.run(failure)
-    return summary
+
+    def report(watched: WorkerContext) -> Summary:
+        summary: Summary = {"forge": forge, "delivery": delivery_id, "abandoned": True}
+        if not asks_for_check(typed):
+            return {**summary, "silent": "nothing was asked of the forge"}
+        try:
+            adapter = watched.adapter_for(forge, typed.repo.full_name)
+        except PermanentForgeError as exc:
+            return {**summary, **not_posted(Unposted.SETTINGS, str(exc))}
+        request = _request(adapter, forge, delivery_id, typed)
+        if request is None:
+            return {**summary, "silent": "nothing was asked of the forge"}
+        failure = report_failure(
+            adapter.forge, request, None, ABANDONED_REASON, watched.history, resume=True
+        )
+        unposted = watched.run(failure)
+        return summary if unposted is None else {**summary, **_unposted(ABANDONED_REASON, unposted)}
+
+    return run_watched(context, forge, delivery_id, _repository(typed), report)
 
 
 def _request(adapter: Adapter, forge: str, delivery_id: str, event: object) -> CheckRequest | None:

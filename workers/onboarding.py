@@ -12,9 +12,11 @@ from bot.changes.onboard import OnboardingOutcome, open_onboarding
 from bot.errors import ForgeError, PermanentForgeError
 from bot.forges.base import ForgeKind, RepoRef
 from bot.state.audit import AuditTrail, utc_now
+from bot.web.outcomes import Unposted
 from bot.webhooks import InstallationEvent, PushEvent
 from workers.changes import bot_identity
 from workers.context import Adapter, WorkerContext
+from workers.outcomes import not_posted
 
 log = logging.getLogger("ichor.onboarding")
 Summary = dict[str, Any]
@@ -71,6 +73,7 @@ def installation_job(
         return {**summary, "handled": False}
     base = context.settings.github_url.rstrip("/")
     results: dict[str, str] = {}
+    unusable: PermanentForgeError | None = None  # the forge's settings, when they are
     for full_name in event.repositories:
         repo = RepoRef(
             ForgeKind.GITHUB,
@@ -83,6 +86,7 @@ def installation_job(
             adapter = context.adapter_for(forge, full_name)
         except PermanentForgeError as exc:
             results[full_name] = f"error: {exc}"
+            unusable = exc
             continue
         try:  # a transient error fails the job: its retry finds what was already opened
             outcome = context.run(onboard(context, adapter, forge, repo))
@@ -94,6 +98,9 @@ def installation_job(
             url = outcome.pull_request_url
             audit_onboarding(context, forge, full_name, audited(outcome), url)
         log.info("delivery %s: %s onboarding: %s", delivery_id, full_name, results[full_name])
+    if unusable is not None:
+        log.error("delivery %s: onboarding cannot run: %s", delivery_id, unusable)
+        return {**summary, "onboarding": results, **not_posted(Unposted.SETTINGS, str(unusable))}
     return {**summary, "handled": True, "onboarding": results}
 
 

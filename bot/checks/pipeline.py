@@ -72,7 +72,8 @@ class CheckStatus(enum.StrEnum):
     POSTED = "posted"
     SUPERSEDED = "superseded"
     NOT_CONFIGURED = "not-configured"
-    FAILED = "failed"
+    FAILED = "failed"  # the check could not be completed, and the forge was told so
+    UNPOSTED = "not-posted"  # nor could the forge be told: nothing was posted
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +85,8 @@ class CheckResult:
     existing_issues: int = 0
     check_id: str | None = None
     seconds: float = 0.0
+    # UNPOSTED: what kept the failure from being posted (the job tells why from its kind).
+    unposted: ForgeError | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -209,11 +212,13 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
             request.head_sha[:12],
             reason,
         )
-        await report_failure(
+        unposted = await report_failure(
             forge, request, check, reason, services.history, resume=services.resume
         )
         if isinstance(exc, TransientForgeError) or not isinstance(exc, IchorError):
             raise  # the queue retries transient failures; a bug should show as a failed job
+        if unposted is not None:
+            return CheckResult(CheckStatus.UNPOSTED, None, reason, unposted=unposted)
         return CheckResult(CheckStatus.FAILED, Conclusion.ERROR.value, reason)
     return CheckResult(
         CheckStatus.POSTED,
@@ -262,11 +267,11 @@ async def report_failure(
     history: CheckHistory | None = None,
     *,
     resume: bool,
-) -> None:
+) -> ForgeError | None:
     """Best effort: a check that cannot be completed says so on the forge; ``resume`` as for
-    :class:`CheckServices`."""
+    :class:`CheckServices`. Returns what kept it from saying so, or None once it has."""
     output = error_output(reason, head_sha=request.head_sha)
-    with contextlib.suppress(ForgeError):
+    try:
         if check is None:
             check = await forge.start_check(
                 request.repo,
@@ -275,7 +280,16 @@ async def report_failure(
                 resume=resume,
             )
         await forge.complete_check(request.repo, check, output)
-        _keep(history, forge, request, output)
+    except ForgeError as exc:
+        log.error(
+            "the failure of %s at %s could not be posted either: %s",
+            request.repo.full_name,
+            request.head_sha[:12],
+            exc,
+        )
+        return exc
+    _keep(history, forge, request, output)
+    return None
 
 
 def _keep(

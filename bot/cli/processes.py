@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from bot.errors import IchorError, UsageError
-from bot.settings import Settings
+from bot.settings import Settings, forge_setups, half_configured
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -17,7 +17,11 @@ if TYPE_CHECKING:
     from bot.queueing.base import DeliveryQueue
     from bot.queueing.inprocess import InProcessDeliveryQueue
     from bot.state.base import StateStore
+    from bot.web.outcomes import OutcomeStore
     from bot.web.protocol import ConnectionLimits
+
+
+log = logging.getLogger("ichor.forges")
 
 
 def redis_location(url: str) -> str:
@@ -72,6 +76,7 @@ def serve(settings: Settings, host: str | None, port: int | None) -> int:
         )
         app, queue = build_app(settings)
         try:
+            say_forges_served(settings)
             config = uvicorn.Config(
                 app,
                 host=host,
@@ -171,8 +176,42 @@ def work(settings: Settings, *, burst: bool = False) -> int:
         ) from None
     connection = worker_connection(settings.redis_url, settings.redis_outage)
     attempts = RedisDeliveryQueue(settings.redis_url, settings.queue_name, connection=connection)
-    install(build_context(settings, redis_state(connection), attempts))
+    context = build_context(settings, redis_state(connection), attempts)
+    say_forges_posted(settings, context.outcomes)
+    install(context)
     queue = Queue(settings.queue_name, connection=connection)
     worker = IchorWorker([queue], connection=connection, timings=Timings.from_settings(settings))
     worker.work(with_scheduler=True, burst=burst)
     return 0
+
+
+def say_forges_served(settings: Settings) -> None:
+    """``serve``'s start-up lines on half-configured forges. With Redis the workers post, so
+    their last report is read (a worker started later says so itself, and /readyz shows it)."""
+    from bot.web.outcomes import NO_WORKER_REPORT, forge_problems, outcome_store
+
+    store = outcome_store(settings.redis_url, settings.data_dir, settings.queue_name)
+    try:
+        lines = forge_problems(settings, store, jobs_here=not settings.redis_url)
+    except Exception as exc:  # Redis away at start-up: the web process starts all the same
+        lines = [f"cannot read which forges the workers can post to: {type(exc).__name__}"]
+    finally:
+        store.close()
+    for line in lines:
+        (log.info if line == NO_WORKER_REPORT else log.warning)(line)
+
+
+def say_forges_posted(settings: Settings, store: OutcomeStore | None) -> None:
+    """``worker``'s start-up lines: which forges it can post to, which are half-configured in
+    its settings; and the same, kept where the web process's /readyz and status page read it."""
+    setups = forge_setups(settings)
+    able = [s.forge for s in setups if s.posts]
+    log.info("this worker can post results to: %s", ", ".join(able) or "no forge")
+    for line in half_configured(setups, receiving=False):
+        log.warning(line)
+    if store is None:
+        return
+    try:
+        store.report_setups(setups)
+    except Exception as exc:
+        log.warning("could not tell the web process which forges this worker can post to: %s", exc)

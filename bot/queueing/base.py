@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from bot.errors import IchorError
 from bot.state.base import pull_key as pull_key  # re-exported: deliveries name pulls by it
 
 JOB_FUNCTION = "workers.jobs.handle_delivery"
@@ -38,11 +39,7 @@ class QueuedDelivery:
 
     @property
     def job_id(self) -> str:
-        """``<forge>-<delivery>``; ids with other characters are hashed (RQ validates ids)."""
-        if _JOB_ID_SAFE.fullmatch(self.delivery_id):
-            return f"{self.forge}-{self.delivery_id}"
-        digest = hashlib.sha256(self.delivery_id.encode()).hexdigest()[:32]
-        return f"{self.forge}-h{digest}"
+        return job_id_of(self.forge, self.delivery_id)
 
     @property
     def head(self) -> tuple[str, str] | None:
@@ -70,6 +67,19 @@ class QueuedDelivery:
         return cls(
             str(data["forge"]), str(data["delivery_id"]), str(data["event_name"]), data["event"]
         )
+
+
+def job_id_of(forge: str, delivery_id: str) -> str:
+    """``<forge>-<delivery>``; ids with other characters are hashed (RQ validates ids)."""
+    if _JOB_ID_SAFE.fullmatch(delivery_id):
+        return f"{forge}-{delivery_id}"
+    digest = hashlib.sha256(delivery_id.encode()).hexdigest()[:32]
+    return f"{forge}-h{digest}"
+
+
+class JobEndedError(IchorError):
+    """A job that ended failed for the reason it says, on purpose: the queue marks it failed
+    and logs the reason, without a traceback (there is no bug to find)."""
 
 
 class QueueUnavailableError(Exception):

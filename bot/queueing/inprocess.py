@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from bot.queueing.base import Outcome, QueuedDelivery
+from bot.queueing.base import JobEndedError, Outcome, QueuedDelivery
 from bot.state.base import HeadStore
 
 log = logging.getLogger("ichor.queue")
@@ -59,6 +59,9 @@ class InProcessDeliveryQueue:
             self._set(delivery.job_id, "started")
             try:
                 result = function(delivery.forge, delivery.delivery_id, delivery.event)
+            except JobEndedError as exc:  # failed on purpose, with its reason: no traceback
+                log.error("job %s failed: %s", delivery.job_id, exc)
+                self._set(delivery.job_id, "failed")
             except Exception:
                 log.exception("job %s failed", delivery.job_id)
                 self._set(delivery.job_id, "failed")

@@ -30,7 +30,9 @@ from redis.retry import Retry
 from rq import Queue, SimpleWorker
 from rq.executions import Execution
 from rq.job import Job
+from rq.job_lifecycle import call_exception_handlers
 
+from bot.queueing.base import JobEndedError
 from bot.queueing.recovery import reap_abandoned, running_key
 from bot.settings import Settings
 
@@ -136,6 +138,15 @@ class IchorWorker(SimpleWorker):
     def clean_registries(self) -> None:
         self.reap()
         super().clean_registries()  # type: ignore[no-untyped-call]
+
+    # -- failed jobs ----------------------------------------------------------------------
+    def handle_exception(self, job: Job, *exc_info: Any) -> None:
+        if isinstance(exc_info[1], JobEndedError):
+            # A failure the job chose, with its reason: one line, no traceback.
+            log.error("job %s failed: %s", job.id, exc_info[1])
+            call_exception_handlers(self._exc_handlers, job, *exc_info)
+            return
+        super().handle_exception(job, *exc_info)
 
     # -- the pubsub reader ---------------------------------------------------------------------
     def unsubscribe(self) -> None:

@@ -34,9 +34,10 @@ from bot.web.delivery_log import DeliveryLog
 from bot.web.history import history_store
 from bot.web.metrics import CONTENT_TYPE, Metrics
 from bot.web.offloop import OffLoop
+from bot.web.outcomes import OutcomeStore, forge_problems, outcome_store
 from bot.web.setup_github import setup_routes
 from bot.web.submitter import Submitter
-from bot.web.ui import ui_routes
+from bot.web.ui import Outcomes, ui_routes
 from bot.webhooks import (
     ForgeKind,
     Verification,
@@ -111,6 +112,7 @@ def create_app(
     spool = Spool(settings.data_dir / "spool", settings.spool_max_files)
     metrics = Metrics(lambda: spool.quarantined)
     history = history_store(settings.redis_url, settings.data_dir, settings.queue_name)
+    outcomes = outcome_store(settings.redis_url, settings.data_dir, settings.queue_name)
     audit_log, close_audit = audit_source(settings, audit)
     # What the status page lists, refused deliveries too; written no slower than any look-up.
     deliveries = DeliveryLog(history, timeout=settings.redis_timeout_seconds)
@@ -149,6 +151,7 @@ def create_app(
             await submitter[0].close()
             await deliveries.flush()
             history.close()
+            outcomes.close()
             close_audit()
             looks.close()
             changes.close()
@@ -216,15 +219,32 @@ def create_app(
     async def healthz(request: Request) -> Response:
         return PlainTextResponse("ok\n")
 
+    def forges() -> list[str]:
+        return forge_problems(settings, outcomes, jobs_here=not redis_configured)
+
+    def readiness() -> tuple[bool, list[str]]:
+        up = queue.ping() if redis_configured else True
+        try:
+            return up, forges()
+        except Exception as exc:
+            return up, [f"which forges are half-configured is not known: {type(exc).__name__}"]
+
     async def readyz(request: Request) -> Response:
-        if redis_configured and not await looks.call(queue.ping, False):
+        # A half-configured forge is listed, not a reason to leave the rotation: every replica
+        # has the same settings, and out of rotation the other forges' deliveries would fail
+        # too. Only an unreachable Redis (where deliveries go) makes the process not ready.
+        slow = (not redis_configured, ["which forges are half-configured is not known: timeout"])
+        up, problems = await looks.call(readiness, slow)
+        if not up:
             return PlainTextResponse("redis unreachable\n", status_code=503)
-        return PlainTextResponse("ready\n")
+        return PlainTextResponse("".join(f"{line}\n" for line in ["ready", *problems]))
 
     async def metrics_endpoint(request: Request) -> Response:
-        unknown: tuple[int, dict[str, int]] = (-1, {})
-        depth, states = await looks.call(lambda: (queue.depth(), queue.states()), unknown)
-        return Response(metrics.render(depth, states), media_type=CONTENT_TYPE)
+        unknown: tuple[int, dict[str, int], dict[tuple[str, str], int] | None] = (-1, {}, None)
+        depth, states, unposted = await looks.call(
+            lambda: (queue.depth(), queue.states(), _unposted_counts(outcomes)), unknown
+        )
+        return Response(metrics.render(depth, states, unposted), media_type=CONTENT_TYPE)
 
     routes: Sequence[BaseRoute] = [
         *(Route(f"/webhooks/{f.value}", webhook, methods=["POST"]) for f in ForgeKind),
@@ -240,6 +260,7 @@ def create_app(
             looks=looks,
             audit=audit_log,
             forge_urls=forge_urls(settings),
+            outcomes=Outcomes(outcomes, forges),
         ),
         *setup_routes(settings),  # empty unless ICHOR_SETUP_ENABLED
         *changes.routes(),  # the change API: bearer tokens of its own, never basic auth
@@ -249,9 +270,18 @@ def create_app(
         app.add_middleware(StatusAuthMiddleware, auth=auth)
     app.state.spool = spool
     app.state.history = history
+    app.state.outcomes = outcomes
     app.state.audit = audit_log
     app.state.changes = changes
     return app
+
+
+def _unposted_counts(outcomes: OutcomeStore) -> dict[tuple[str, str], int] | None:
+    try:
+        return outcomes.unposted_counts()
+    except Exception:  # the queue's numbers still show; the counter is left out
+        log.warning("the count of jobs that ended unposted cannot be read now", exc_info=True)
+        return None
 
 
 def _json(status: int, error: str) -> JSONResponse:

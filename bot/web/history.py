@@ -270,7 +270,7 @@ class FileHistory:
             self._lines += len(entries)
             if self._lines > 2 * DELIVERY_CAP:
                 kept = self._read_lines()[-DELIVERY_CAP:]
-                _write_atomic(self._deliveries, "".join(line + "\n" for line in kept))
+                write_atomic(self._deliveries, "".join(line + "\n" for line in kept))
                 self._lines = len(kept)
 
     def _read_lines(self) -> list[str]:
@@ -281,7 +281,7 @@ class FileHistory:
 
     def add_check(self, entry: CheckEntry) -> None:
         with self._lock:
-            _write_atomic(self._checks / f"{entry.id}.json", entry.to_json())
+            write_atomic(self._checks / f"{entry.id}.json", entry.to_json())
             files = self._check_files()
             for _, old in files[CHECK_CAP:]:
                 with contextlib.suppress(OSError):
@@ -326,7 +326,7 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -8,6 +8,8 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from bot.web.outcomes import FORGES, Unposted
+
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
@@ -19,6 +21,7 @@ class _QueueCollector(Collector):
     def __init__(self, quarantined: Callable[[], int]) -> None:
         self.depth = -1
         self.states: Mapping[str, int] = {}
+        self.unposted: Mapping[tuple[str, str], int] | None = None  # None: not known now
         self._quarantined = quarantined
 
     def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
@@ -29,6 +32,18 @@ class _QueueCollector(Collector):
         for state, count in sorted(self.states.items()):
             jobs.add_metric([state], count)
         yield jobs
+        if self.unposted is not None:
+            # Every forge and reason, zeros too, so a rate over the counter starts at once.
+            unposted = CounterMetricFamily(
+                "ichor_jobs_unposted",
+                "Jobs that ended without posting their result on the forge, by forge and reason",
+                labels=["forge", "reason"],
+            )
+            counts = self.unposted
+            for forge in FORGES:
+                for reason in Unposted:
+                    unposted.add_metric([forge, reason.value], counts.get((forge, reason), 0))
+            yield unposted
         yield CounterMetricFamily(
             "ichor_spool_quarantined",
             "Spool files that could not be read back, moved to the quarantine folder",
@@ -55,6 +70,14 @@ class Metrics:
         self._queue = _QueueCollector(quarantined)
         self.registry.register(self._queue)
 
-    def render(self, depth: int, states: Mapping[str, int]) -> bytes:
+    def render(
+        self,
+        depth: int,
+        states: Mapping[str, int],
+        unposted: Mapping[tuple[str, str], int] | None = None,
+    ) -> bytes:
+        """``unposted``: the jobs that ended unposted, by (forge, reason); None when the store
+        could not be read (the counter is left out rather than shown reset to zero)."""
         self._queue.depth, self._queue.states = depth, states
+        self._queue.unposted = unposted
         return generate_latest(self.registry)

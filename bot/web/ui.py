@@ -30,6 +30,7 @@ from bot.web.commands import OVERVIEW_COMMANDS, PAGE_COMMANDS, PULL_PATH, comman
 from bot.web.delivery_log import DeliveryLog
 from bot.web.history import CheckEntry, DeliveryEntry, HistoryStore
 from bot.web.offloop import OffLoop
+from bot.web.outcomes import JobOutcome, OutcomeStore
 
 log = logging.getLogger("ichor.web")
 
@@ -44,6 +45,7 @@ SECURITY_HEADERS = {
 STATIC_FILES = {"status.css": "text/css", "favicon.svg": "image/svg+xml"}
 JOB_STATES = ("queued", "started", "finished", "failed", "scheduled")
 _LATEST_JOBS = 10
+_RECENT_OUTCOMES = 50  # the jobs whose unposted results the page sums up at the top
 _SHOWN_DELIVERIES = 50
 _SHOWN_CHECKS = 50
 _SHA = re.compile(r"[0-9a-f]{7,64}")
@@ -93,12 +95,45 @@ class Snapshot:
     checks: list[CheckEntry] = field(default_factory=list)
     states: dict[str, int] = field(default_factory=dict)
     jobs: list[tuple[str, str]] = field(default_factory=list)  # (job id, state)
+    outcomes: dict[str, JobOutcome] = field(default_factory=dict)  # by job id
+    unposted: list[str] = field(default_factory=list)  # recent jobs' results not posted
+    forges: list[str] = field(default_factory=list)  # half-configured forges
     commands: list[AuditRecord] = field(default_factory=list)
     depth: int = -1
     problems: list[str] = field(default_factory=list)
 
 
-def _read(store: HistoryStore, queue: DeliveryQueue, audit: AuditLog) -> Snapshot:
+@dataclass(frozen=True, slots=True)
+class Outcomes:
+    """Where the page reads how jobs ended, and which forges are half-configured."""
+
+    store: OutcomeStore
+    forge_problems: Callable[[], list[str]]
+
+
+def unposted_lines(outcomes: list[JobOutcome]) -> list[str]:
+    """Recent jobs that ended for good without posting, one line per forge and reason (the
+    newest reason shown): what the top of the page says, so a forge that cannot be reached
+    is seen before any table."""
+    groups: dict[tuple[str, str], list[JobOutcome]] = {}
+    for outcome in outcomes:  # newest first
+        if outcome.counted:
+            groups.setdefault((outcome.forge, outcome.kind), []).append(outcome)
+    lines = []
+    for (forge, _), group in groups.items():
+        jobs = "1 recent job" if len(group) == 1 else f"{len(group)} recent jobs"
+        whose = "its" if len(group) == 1 else "their"
+        latest = group[0]
+        lines.append(
+            f"{forge}: {jobs} ended without posting {whose} result: {latest.said} "
+            f"(latest: {latest.detail})"
+        )
+    return lines
+
+
+def _read(
+    store: HistoryStore, queue: DeliveryQueue, audit: AuditLog, outcomes: Outcomes
+) -> Snapshot:
     """Blocking reads for the overview (run on a thread): each part may fail on its own."""
     found = Snapshot()
     try:
@@ -115,6 +150,13 @@ def _read(store: HistoryStore, queue: DeliveryQueue, audit: AuditLog) -> Snapsho
     except Exception as exc:
         found.problems.append(f"queue unavailable: {type(exc).__name__}")
     try:
+        recent = outcomes.store.recent(_RECENT_OUTCOMES)
+        found.unposted = unposted_lines(recent)
+        found.outcomes = outcomes.store.outcomes([job_id for job_id, _ in found.jobs])
+        found.forges = outcomes.forge_problems()
+    except Exception as exc:
+        found.problems.append(f"job outcomes unavailable: {type(exc).__name__}")
+    try:
         found.commands = audit.recent(limit=OVERVIEW_COMMANDS)
     except Exception as exc:
         found.problems.append(f"audit records unavailable: {type(exc).__name__}")
@@ -130,6 +172,7 @@ def ui_routes(
     looks: OffLoop,
     audit: AuditLog,
     forge_urls: Mapping[str, str],
+    outcomes: Outcomes,
 ) -> list[BaseRoute]:
     """The page's routes: ``/``, ``/checks/<id>``, ``/commands``, ``/static/<file>`` (and an
     empty icon). ``forge_urls`` are the forges' web bases, for links to pull requests."""
@@ -151,7 +194,7 @@ def ui_routes(
     async def overview(request: Request) -> Response:
         await deliveries.flush(wait=False)  # what was just answered shows at once
         slow = Snapshot(problems=["history and queue did not answer in time"])
-        found: Snapshot = await off_loop(lambda: _read(store, queue, audit), slow)
+        found: Snapshot = await off_loop(lambda: _read(store, queue, audit, outcomes), slow)
         states = {s: found.states.get(s, 0) for s in JOB_STATES}
         checks = [(c, pull_url(c), commit_url(c)) for c in found.checks]
         commands = command_rows(found.commands, forge_urls)

@@ -146,14 +146,14 @@ def test_spool_full_is_503(serve: Serve, own_redis: OwnRedis) -> None:
 
 
 def test_in_process_queue_runs_the_job(serve: Serve) -> None:
+    # No GitLab token: the job runs, cannot post, and ends failed saying why (issue 20 item 6).
     running = serve(redis_url=None)
     job_id = running.post("gitlab", VALID["gitlab"]).json()["job"]
     queue = running.queue
     assert isinstance(queue, InProcessDeliveryQueue)
-    assert queue.wait(job_id, timeout=120) == "finished"
-    assert queue.job_result(job_id)["event"] == "ChangeRequestEvent"
-    page = httpx.get(running.url + "/").text
-    assert job_id.split("-", 1)[1] in page and "finished" in page
+    assert queue.wait(job_id, timeout=120) == "failed"
+    jobs = httpx.get(running.url + "/").text.split('<section id="jobs">', 1)[1]
+    assert job_id in jobs and "not posted" in jobs and "the GitLab token is not set" in jobs
 
 
 def test_worker_process_runs_queued_jobs(serve: Serve) -> None:
@@ -161,6 +161,7 @@ def test_worker_process_runs_queued_jobs(serve: Serve) -> None:
     job_id = running.post("github", VALID["github"]).json()["job"]
     env = {**os.environ, "ICHOR_REDIS_URL": running.settings.redis_url or ""}
     env["ICHOR_QUEUE_NAME"] = running.settings.queue_name
+    env.pop("ICHOR_GITHUB_APP_ID", None)
     proc = subprocess.run(
         [sys.executable, "-m", "bot", "worker", "--burst"],
         env=env,
@@ -171,9 +172,17 @@ def test_worker_process_runs_queued_jobs(serve: Serve) -> None:
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     job = Job.fetch(job_id, connection=rq_queue(running).connection)
-    assert job.get_status() == JobStatus.FINISHED
-    answer = job.return_value()
-    assert answer is not None and answer["event"] == "ChangeRequestEvent"
+    # It ran, and without a GitHub App it could post nothing: failed, no retries, and why.
+    assert job.get_status() == JobStatus.FAILED
+    assert (job.retries_left or 0) == 0 and queue_is_empty(running)
+    result = job.latest_result()
+    assert result is not None and "the GitHub App id is not set" in (result.exc_string or "")
+    assert b"failed: github delivery" in proc.stderr and b"Traceback" not in proc.stderr
+
+
+def queue_is_empty(running: Running) -> bool:
+    queue = rq_queue(running)
+    return queue.count == 0 and queue.scheduled_job_registry.count == 0
 
 
 def test_health_ready_metrics(serve: Serve, own_redis: OwnRedis) -> None:

@@ -135,3 +135,33 @@ def test_ignore_creates_the_file_from_the_bootstrap_template() -> None:
     text = (got.changes["clusters/prod/.gittargetignore"] or b"").decode()
     assert text.startswith("# .gittargetignore") and text.endswith("\n/notes.txt\n")
     assert branch_of(IgnoreChange("notes.txt", "maria", "prod", 7), config) == got.branch
+
+
+def test_two_objects_never_get_one_branch() -> None:
+    """``ichor/<verb>-<namespace>-<name>`` alone joins parts that hold ``-`` themselves and
+    leaves the kind out: these pairs were each given one branch."""
+    config = parse_config(b"version: 1\ntargets:\n  - {name: prod, path: clusters/prod}\n").config
+    assert config is not None
+    files = {
+        "clusters/prod/v1/configmaps/web-a/b.yaml": b"apiVersion: v1\nkind: ConfigMap\n"
+        b"metadata: {name: b, namespace: web-a}\n",
+        "clusters/prod/v1/configmaps/web/a-b.yaml": b"apiVersion: v1\nkind: ConfigMap\n"
+        b"metadata: {name: a-b, namespace: web}\n",
+        "clusters/prod/apps/v1/deployments/web/frontend.yaml": b"apiVersion: apps/v1\n"
+        b"kind: Deployment\nmetadata: {name: frontend, namespace: web}\n",
+        "clusters/prod/v1/services/web/frontend.yaml": b"apiVersion: v1\nkind: Service\n"
+        b"metadata: {name: frontend, namespace: web}\n",
+    }
+    report = run_gate(Snapshot.from_files(files), config.gate_policy())
+
+    def branch(kind: str, namespace: str, name: str) -> str:
+        got = plan_object(
+            ObjectChange("delete", namespace, name, "maria", kind=kind), config, report, files.get
+        )
+        assert isinstance(got, Planned), got
+        return got.branch
+
+    assert branch("ConfigMap", "web-a", "b") != branch("ConfigMap", "web", "a-b")
+    assert branch("Deployment", "web", "frontend") != branch("Service", "web", "frontend")
+    # One object, named with or without its group: one branch.
+    assert branch("Deployment", "web", "frontend") == branch("Deployment.apps", "web", "frontend")

@@ -84,7 +84,10 @@ def fake(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FakeGitea]:
 class Changes(GiteaScenario):
     """The repository, its pull request, and what the bot did on it."""
 
-    def __init__(self, fake: FakeGitea, bot: Bot, tmp_path: Path) -> None:
+    def __init__(
+        self, fake: FakeGitea, bot: Bot, tmp_path: Path, more: dict[str, str | None] | None = None
+    ) -> None:
+        """``more``: files of the base besides the approval target's ConfigMap and Widget."""
         super().__init__(fake, bot, tmp_path)
         for user, permission in ((AUTHOR, "write"), (MAINTAINER, "write"), (READER, "read")):
             fake.set_permission(self.full_name, user, permission)
@@ -93,6 +96,7 @@ class Changes(GiteaScenario):
             SETTINGS: ORIGINAL,
             CRD: CRD_TEXT,
             WIDGET: WIDGET_TEXT,
+            **(more or {}),
         }
         self.base_sha = self.base(extra)
         self.work.checkout("feature", create_from=self.base_sha)

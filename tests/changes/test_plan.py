@@ -9,7 +9,6 @@ from bot.changes.plan import (
     ObjectChange,
     Planned,
     Refused,
-    branch_of,
     plan_ignore,
     plan_object,
 )
@@ -61,7 +60,8 @@ def test_approve_sets_the_state_the_reason_and_allowed_fields_only() -> None:
     change = ObjectChange("approve", None, "node-1", "maria", fields=(("spec.role", "cp"),))
     got = plan_object(change, config, report, files.get)
     assert isinstance(got, Planned), got
-    assert got.branch == "ichor/approve-_cluster-node-1"
+    assert got.branch == "ichor/approve-_cluster-node-1-322bb5e8"
+    assert got.marker == ("approve", ("talos.dev", "TalosMachine", "", "node-1"))
     assert got.title == "ichor: approve TalosMachine _/node-1"
     edited = got.changes[MACHINE_PATH]
     assert edited is not None
@@ -134,7 +134,7 @@ def test_ignore_creates_the_file_from_the_bootstrap_template() -> None:
     assert got.branch == "ichor/ignore-prod-pr7"
     text = (got.changes["clusters/prod/.gittargetignore"] or b"").decode()
     assert text.startswith("# .gittargetignore") and text.endswith("\n/notes.txt\n")
-    assert branch_of(IgnoreChange("notes.txt", "maria", "prod", 7), config) == got.branch
+    assert got.marker is None  # the branch names the target and the pull request alone
 
 
 def test_two_objects_never_get_one_branch() -> None:

@@ -17,6 +17,7 @@ from typing import Protocol
 
 import pytest
 
+from bot.commands.replies import plain
 from tests.e2e.gitlab_changes import ChangeScenario
 from tests.e2e.harness import Bot, running_bot
 from tests.e2e.test_gitea_changes import Changes
@@ -55,6 +56,15 @@ class Forge(Protocol):
 
     def git(self, *args: str) -> str: ...
 
+    def pushes(self) -> int:
+        """Pushes that reached the forge's git."""
+        ...
+
+    def plant(self, branch: str, body: str) -> str:
+        """An open pull request from ``branch`` (made at main's tip) into main, as if the bot
+        had opened it, with ``body``; its URL."""
+        ...
+
     def finish(self) -> None:
         """The scenario's own checks (the fake saw nothing it would refuse, no token leaked)."""
         ...
@@ -84,6 +94,16 @@ class OnGitHub:
     def git(self, *args: str) -> str:
         return _git(self.scenario.bare, *args)
 
+    def pushes(self) -> int:
+        return len(self.fake.git.posts("git-receive-pack"))
+
+    def plant(self, branch: str, body: str) -> str:
+        main = self.git("rev-parse", "main")
+        self.git("update-ref", f"refs/heads/{branch}", main)
+        full, login = self.scenario.full_name, self.fake.bot_login
+        pull = self.fake.add_pull(full, head_sha=main, head_ref=branch, body=body, user=login)
+        return str(pull["html_url"])
+
     def finish(self) -> None:
         self.scenario.assert_clean()
         assert self.fake.response_errors == [], self.fake.response_errors
@@ -110,6 +130,18 @@ class OnGitLab:
     def git(self, *args: str) -> str:
         return _git(self.scenario.bare, *args)
 
+    def pushes(self) -> int:
+        return self.scenario.pushes()
+
+    def plant(self, branch: str, body: str) -> str:
+        main = self.git("rev-parse", "main")
+        self.git("update-ref", f"refs/heads/{branch}", main)
+        fake, full = self.scenario.fake, self.scenario.full_name
+        mr = fake.add_merge_request(
+            full, 90, main, main, branch, author=fake.bot_username, description=body
+        )
+        return str(mr["web_url"])
+
     def finish(self) -> None:
         self.scenario.finish()
 
@@ -130,6 +162,16 @@ class OnGitea:
 
     def git(self, *args: str) -> str:
         return _git(self.scenario.bare, *args)
+
+    def pushes(self) -> int:
+        return self.scenario.pushes()
+
+    def plant(self, branch: str, body: str) -> str:
+        main = self.git("rev-parse", "main")
+        self.git("update-ref", f"refs/heads/{branch}", main)
+        fake, full = self.scenario.fake, self.scenario.full_name
+        pull = fake.add_pull(full, head_sha=main, head_ref=branch, body=body, user=fake.bot_login)
+        return str(pull["html_url"])
 
     def finish(self) -> None:
         self.scenario.done()
@@ -207,3 +249,40 @@ def test_a_deployment_and_a_service_of_one_name_get_a_pull_request_each(forge: F
     again = forge.ask("/ichor delete Deployment.apps web/frontend")
     assert again.startswith(f"A pull request for this `/delete` is already open: {deployment[1]} ")
     assert len(forge.pulls()) == 2
+
+
+DEPLOYMENT_MARKER = '<!-- ichor:change delete ["apps","Deployment","web","frontend"] -->'
+SERVICE_BRANCH = "ichor/delete-web-frontend-e9080691"  # the Service's, as branch.py makes it
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        (
+            f"{DEPLOYMENT_MARKER}\nDeletes Deployment web/frontend.",
+            "it is for delete Deployment.apps web/frontend",
+        ),
+        (
+            "Someone rewrote this description.",
+            "its description does not say which object it is for: was it edited?",
+        ),
+    ],
+    ids=["another-object", "edited"],
+)
+def test_a_pull_request_on_the_branch_that_is_not_this_objects_is_never_returned(
+    forge: Forge, body: str, why: str
+) -> None:
+    url = forge.plant(SERVICE_BRANCH, body)
+    main = forge.git("rev-parse", "main")
+    reply = forge.ask("/ichor delete Service web/frontend")
+    refusal = (
+        f"{url} is open on {SERVICE_BRANCH}, and it is not the pull request for delete "
+        f"Service web/frontend ({why}): nothing was pushed while it is open"
+    )
+    assert reply == f"`/delete` changed nothing: {plain(refusal)}."
+    # Not that pull request's URL as this object's, and its branch is where it was.
+    assert forge.pulls() == {SERVICE_BRANCH: url}
+    assert forge.pushes() == 0
+    listed = forge.git("for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads/")
+    ours = [line for line in listed.splitlines() if line.startswith("ichor/")]
+    assert ours == [f"{SERVICE_BRANCH} {main}"]

@@ -4,7 +4,8 @@ the bot's own branch, or a reply saying why not.
 Order, holding the repository's lock: the base branch is fetched and the change planned from
 its tip, which names the branch (an object's branch hashes its whole identity, which only the
 base knows: ``Deployment`` may be ``Deployment.apps``). Then the open pull request on that
-branch is looked up (found: its URL, and nothing is built or pushed; a failed lookup is an
+branch is looked up (found, and its marker names this change: its URL, and nothing is built
+or pushed; found for anything else: a refusal, and nothing is pushed; a failed lookup is an
 error, never "none"). Then every written path is checked, the gate run on the result (a
 change it would refuse is not pushed), the commit built in the mirror with no checkout, and
 pushed once with a lease on the branch's value just read. A push that lost a race is tried
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bot.changes.body import MARKER, Impact, Requester, pr_body
-from bot.changes.marker import object_marker
+from bot.changes.marker import not_this_change, object_marker, taken_branch
 from bot.changes.overlay import overlay
 from bot.changes.plan import (
     CreateChange,
@@ -251,7 +252,7 @@ def _plan_check_push(
         return planned
     found = lookup(planned.branch)
     if found is not None:
-        return _Open(planned.branch, found)
+        return _open_for(planned, found)
     target = planned.target
     ignore_text = read(join(target.path, IGNORE_FILE) if target.path else IGNORE_FILE)
     matcher = (
@@ -304,6 +305,17 @@ def _plan_check_push(
         else ("refused, as it already was at the base; the change adds no issue")
     )
     return _Pushed(planned, verdict)
+
+
+def _open_for(planned: Planned, pull: PullRequestRef) -> _Open | Refused:
+    """``pull``, open on the change's branch, when it is this change's: an object's only when
+    its marker names this verb and object (:mod:`bot.changes.marker`)."""
+    if planned.marker is None:  # an /ignore's branch names its target and pull request alone
+        return _Open(planned.branch, pull)
+    why = not_this_change(pull.body, *planned.marker)
+    if why is None:
+        return _Open(planned.branch, pull)
+    return Refused(taken_branch(pull.url, planned.branch, *planned.marker, why))
 
 
 def _same_change(

@@ -123,7 +123,7 @@ async def open_change(request: ChangeRequest, services: ChangeServices) -> Chang
 
     done = await _pushed_once_retried(request, services, credentials, lookup)
     if isinstance(done, Refused):
-        return ChangeOutcome("refused", reason=done.reason)
+        return ChangeOutcome("refused", branch=done.branch, reason=done.reason)
     if isinstance(done, _Open):
         return ChangeOutcome("pr-existing", done.pull.url, done.branch)
     planned = done.planned
@@ -262,7 +262,7 @@ def _plan_check_push(
         shadowed = None if path.endswith("/" + IGNORE_FILE) or path == IGNORE_FILE else matcher
         problem = written_path_problem(path, target.path, shadowed)
         if problem is not None:
-            return Refused(problem)
+            return Refused(problem, planned.branch)
     narrowed = GatePolicy(
         tuple(t for t in policy.targets if t.name == target.name), policy.max_yaml_bytes
     )
@@ -284,7 +284,8 @@ def _plan_check_push(
         shown = "; ".join(f"{i.kind} in {i.path}" for i in new[:3])
         more = f" and {len(new) - 3} more" if len(new) > 3 else ""
         noun = "a new issue" if len(new) == 1 else f"{len(new)} new issues"
-        return Refused(f"the gate would refuse the result, with {noun}: {shown}{more}")
+        why = f"the gate would refuse the result, with {noun}: {shown}{more}"
+        return Refused(why, planned.branch)
     commit = build_commit(
         mirror,
         parent=tip,
@@ -315,7 +316,7 @@ def _open_for(planned: Planned, pull: PullRequestRef) -> _Open | Refused:
     why = not_this_change(pull.body, *planned.marker)
     if why is None:
         return _Open(planned.branch, pull)
-    return Refused(taken_branch(pull.url, planned.branch, *planned.marker, why))
+    return Refused(taken_branch(pull.url, planned.branch, *planned.marker, why), planned.branch)
 
 
 def _same_change(

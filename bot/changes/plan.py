@@ -102,6 +102,7 @@ class Refused:
     """A usage error or a refusal, for the reply; nothing is written."""
 
     reason: str
+    branch: str | None = None  # the change's branch, once the object is known
 
 
 def _one_target(config: IchorConfig, named: str | None) -> Target | Refused:

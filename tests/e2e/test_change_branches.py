@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import subprocess
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
@@ -19,7 +20,10 @@ import pytest
 
 from bot.commands.replies import plain
 from tests.e2e.gitlab_changes import ChangeScenario
-from tests.e2e.harness import Bot, running_bot
+from tests.e2e.gitlab_commands import MAINTAINER
+from tests.e2e.harness import Bot, WorkerRun, running_bot
+from tests.e2e.test_gitea_changes import MAINTAINER as GITEA_MAINTAINER
+from tests.e2e.test_gitea_changes import NUMBER as GITEA_NUMBER
 from tests.e2e.test_gitea_changes import Changes
 from tests.e2e.test_github_changes import CONFIG
 from tests.e2e.test_github_commands import Commands
@@ -65,6 +69,18 @@ class Forge(Protocol):
         had opened it, with ``body``; its URL."""
         ...
 
+    def post(self, command: str) -> None:
+        """A maintainer comments ``command``: queued, and no worker runs yet."""
+        ...
+
+    def replies(self) -> list[str]:
+        """The bot's replies on the pull request, oldest first."""
+        ...
+
+    def work(self, data_dir: Path) -> WorkerRun:
+        """One ``worker --burst`` with a mirror of its own under ``data_dir``."""
+        ...
+
     def finish(self) -> None:
         """The scenario's own checks (the fake saw nothing it would refuse, no token leaked)."""
         ...
@@ -83,6 +99,15 @@ class OnGitHub:
         replies = self.scenario.replies()
         assert len(replies) == before + 1, replies
         return replies[-1]
+
+    def post(self, command: str) -> None:
+        self.scenario.comment(command)
+
+    def replies(self) -> list[str]:
+        return self.scenario.replies()
+
+    def work(self, data_dir: Path) -> WorkerRun:
+        return self.scenario.bot.run_worker(self.fake.env(), data_dir)
 
     def pulls(self) -> dict[str, str]:
         return {
@@ -120,6 +145,19 @@ class OnGitLab:
         reply, _ = self.scenario.ask(self.IID, command)
         return reply
 
+    def post(self, command: str) -> None:
+        scenario = self.scenario
+        note = scenario.fake.add_note(scenario.full_name, self.IID, command, author=MAINTAINER)
+        assert scenario.hook(self.IID, note, MAINTAINER) == 202
+
+    def replies(self) -> list[str]:
+        return [str(n["body"]) for n in self.scenario.replies(self.IID, 0)]
+
+    def work(self, data_dir: Path) -> WorkerRun:
+        run = self.scenario.bot.run_worker(self.scenario.fake.env(), data_dir)
+        self.scenario.runs.append(run)  # searched for the token at the end
+        return run
+
     def pulls(self) -> dict[str, str]:
         return {
             m["source_branch"]: m["web_url"]
@@ -156,6 +194,19 @@ class OnGitea:
         replies = self.scenario.replies()
         assert len(replies) == before + 1, replies
         return replies[-1]
+
+    def post(self, command: str) -> None:
+        fake, full = self.scenario.fake, self.scenario.full_name
+        comment = fake.add_comment(full, GITEA_NUMBER, command, user=GITEA_MAINTAINER)
+        assert self.scenario.deliver_comment(comment) == 202
+
+    def replies(self) -> list[str]:
+        return self.scenario.replies()
+
+    def work(self, data_dir: Path) -> WorkerRun:
+        run = self.scenario.bot.run_worker(self.scenario.fake.env(), data_dir)
+        self.scenario.runs.append(run)  # searched for the token at the end
+        return run
 
     def pulls(self) -> dict[str, str]:
         return {p["head"]["ref"]: p["html_url"] for p in self.scenario.ichor_pulls()}
@@ -249,6 +300,25 @@ def test_a_deployment_and_a_service_of_one_name_get_a_pull_request_each(forge: F
     again = forge.ask("/ichor delete Deployment.apps web/frontend")
     assert again.startswith(f"A pull request for this `/delete` is already open: {deployment[1]} ")
     assert len(forge.pulls()) == 2
+
+
+def test_two_objects_asked_for_at_once_get_a_pull_request_each(
+    forge: Forge, tmp_path: Path
+) -> None:
+    """Both requests queued, then two workers at once, each with a mirror of its own (as on
+    two hosts): only the Redis lock is shared, and neither object's branch is the other's."""
+    forge.post("/ichor delete Deployment web/frontend")
+    forge.post("/ichor delete Service web/frontend")
+    hosts = [tmp_path / f"host-{n}" for n in (1, 2)]
+    for host in hosts:
+        host.mkdir()
+    with ThreadPoolExecutor(2) as pool:
+        runs = list(pool.map(lambda host: forge.work(host / "data"), hosts))
+    assert [run.code for run in runs] == [0, 0], [run.log[-2000:] for run in runs]
+    replies = forge.replies()[-2:]
+    opened = {opened_for(forge, reply, "delete") for reply in replies}
+    assert len(opened) == 2 == len(forge.pulls())
+    assert sorted(changed(forge, branch)[0] for branch, _ in opened) == [DEPLOYMENT, SERVICE]
 
 
 DEPLOYMENT_MARKER = '<!-- ichor:change delete ["apps","Deployment","web","frontend"] -->'

@@ -137,7 +137,7 @@ class Scenario:
         name = object_name(path)
         body = f"/approve {NAMESPACE}/{name}"
         comment = self.fake.add_comment(self.full_name, NUMBER, body, user=MAINTAINER)
-        branch = change_branch("approve", NAMESPACE, name)
+        branch = change_branch("approve", ("", "ConfigMap", NAMESPACE, name))
         payload = self._comment_payload(comment["id"], body)
         reply = f"POST /repos/{self.full_name}/issues/{NUMBER}/comments 201"
         before = len(self.fake.calls)
@@ -166,7 +166,10 @@ class Scenario:
         name = object_name(path)
         diffs = [
             self._bare("diff", "--numstat", "main", ref)
-            for ref in (change_branch("approve", NAMESPACE, name), f"person/approve-{name}")
+            for ref in (
+                change_branch("approve", ("", "ConfigMap", NAMESPACE, name)),
+                f"person/approve-{name}",
+            )
         ]
         if diffs != [f"1\t1\t{path}\n"] * 2:
             raise RuntimeError(f"{path}: the changes differ from one line: {diffs}")

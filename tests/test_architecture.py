@@ -58,6 +58,7 @@ PURE = (
     "bot.state.records",  # the one JSON form of approvals, which the pure markers use
     "bot.changes.branch",
     "bot.changes.body",
+    "bot.changes.marker",
     "bot.changes.safety",
     "bot.changes.overlay",
     "bot.changes.locate",

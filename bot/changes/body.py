@@ -1,7 +1,10 @@
 """A change pull request's title and body (DESIGN 6): who asked, from where, and what merging
 it changes: the objects, the target, each field before and after, and the gate's verdict on
 the result. Everything a person or an API client wrote is escaped (no mention, no link, no
-HTML), so a request cannot make the bot's pull request say more than it means."""
+HTML), so a request cannot make the bot's pull request say more than it means.
+
+The body's first line is a hidden marker: :data:`MARKER`, or for an object's change the one
+:mod:`bot.changes.marker` writes, naming the verb and the object's whole identity."""
 
 from __future__ import annotations
 
@@ -52,8 +55,9 @@ def _title(text: str) -> str:
     return flat if len(flat) <= _MAX_TITLE else flat[: _MAX_TITLE - 1] + "…"
 
 
-def pr_body(summary: str, requester: Requester, impact: Impact) -> str:
-    """``summary`` is the bot's own sentence (what the pull request does)."""
+def pr_body(summary: str, requester: Requester, impact: Impact, marker: str = MARKER) -> str:
+    """``summary`` is the bot's own sentence (what the pull request does); ``marker`` the
+    first line (:func:`bot.changes.marker.object_marker` for an object's change)."""
     who = inline_text(requester.login, 100)
     if requester.via_api:
         client = requester.client
@@ -65,7 +69,7 @@ def pr_body(summary: str, requester: Requester, impact: Impact) -> str:
         asked = f"Requested by {who} in [this comment]({_url(requester.link)})."
     else:
         asked = f"Requested by {who}."
-    lines = [MARKER, summary, "", asked, "", "### Impact", ""]
+    lines = [marker, summary, "", asked, "", "### Impact", ""]
     lines.append(f"- **Target**: {inline_text(impact.target, 100)}")
     lines += _listed("Objects", [inline_text(o, 300) for o in impact.objects])
     lines += _listed("Files", [inline_path(p) for p in impact.paths])

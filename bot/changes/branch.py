@@ -1,49 +1,68 @@
-"""The bot's branch names: ``ichor/<verb>-<namespace>-<name>``, one per change, so a second
-identical request finds the first one's pull request instead of opening another.
+"""The bot's branch names (DESIGN 6): one per change, so a second identical request finds the
+first one's pull request instead of opening another, and never one for two objects.
 
-The namespace and name come from a comment or an API client: anything outside ``[a-z0-9-]``
-or a name over 100 bytes is replaced by a sanitized, truncated name plus ``-`` and eight hex
-characters of the SHA-256 of the full name, so two different requests never share a branch
-and every branch is a valid, short ref.
+An object's branch is ``ichor/<verb>-<namespace>-<name>-<hash>``: the readable part for
+people, then eight hex characters of the SHA-256 of the object's whole identity (group, kind,
+namespace, name). The readable part alone cannot tell objects apart: it joins parts that may
+hold ``-`` themselves (ConfigMaps ``web-a/b`` and ``web/a-b``) and it has no kind, and any
+namespace and name may be another kind's too (a Deployment and a Service ``web/frontend``).
+So every object's branch carries the hash, which depends on the identity alone: the same
+object gets the same branch whatever else is open, and the readable part is free to be
+sanitized (``[a-z0-9-]``, ``_cluster`` for a cluster-scoped object) and cut to 100 bytes.
+
+``/ignore`` branches are ``ichor/ignore-<target>-pr<N>``: the target is a name from
+``.ichor.yaml`` and ``N`` a number, read from the right; a target outside ``[a-z0-9-]``, or
+too long, is sanitized and cut, plus the hash of the full name.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
+
+from bot.gate.content.identity import Identity
 
 PREFIX = "ichor/"
 MAX_BRANCH_BYTES = 100
 CLUSTER = "_cluster"  # the namespace part of a cluster-scoped object's branch
+HASH_CHARS = 8
 _OUTSIDE = re.compile(r"[^a-z0-9-]+")
 _DASHES = re.compile(r"-{2,}")
-_HASH_CHARS = 8
 
 
 def _clean(part: str) -> str:
     return _DASHES.sub("-", _OUTSIDE.sub("-", part.lower())).strip("-")
 
 
-def _bounded(parts: list[str], fixed: frozenset[int] = frozenset()) -> str:
-    """``ichor/`` + the parts joined by ``-``; parts whose index is in ``fixed`` are the bot's
-    own words, kept as written."""
-    full = PREFIX + "-".join(parts)
-    cleaned = [p if i in fixed else _clean(p) for i, p in enumerate(parts)]
-    name = PREFIX + "-".join(p for p in cleaned if p)
-    if name == full and len(full.encode()) <= MAX_BRANCH_BYTES:
-        return full
-    digest = hashlib.sha256(full.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH_CHARS]
-    room = MAX_BRANCH_BYTES - len(digest) - 1
-    return name[:room].rstrip("-") + "-" + digest
+def identity_key(identity: Identity) -> str:
+    """The identity as one unambiguous ASCII line: a JSON array (group, kind, namespace,
+    name), the namespace empty for a cluster-scoped object. What the hash is of, and what
+    the pull request's marker names."""
+    group, kind, namespace, name = identity
+    return json.dumps([group, kind, namespace, name], ensure_ascii=True, separators=(",", ":"))
 
 
-def change_branch(verb: str, namespace: str | None, name: str) -> str:
-    """``ichor/approve-web-frontend``; ``namespace`` None is a cluster-scoped object."""
-    if namespace is None:
-        return _bounded([verb, CLUSTER, name], fixed=frozenset({0, 1}))
-    return _bounded([verb, namespace, name], fixed=frozenset({0}))
+def change_branch(verb: str, identity: Identity) -> str:
+    """``ichor/approve-web-frontend-1a2b3c4d``: ``verb`` is the bot's own word."""
+    _, _, namespace, name = identity
+    readable = PREFIX + "-".join(
+        p for p in (verb, _clean(namespace) if namespace else CLUSTER, _clean(name)) if p
+    )
+    return _hashed(readable, identity_key(identity))
 
 
 def ignore_branch(target: str, number: int) -> str:
     """``ichor/ignore-<target>-pr<N>``: the ``/ignore`` of pull request ``number``."""
-    return _bounded(["ignore", target, f"pr{int(number)}"], fixed=frozenset({0, 2}))
+    full = f"{PREFIX}ignore-{target}-pr{int(number)}"
+    cleaned = PREFIX + "-".join(p for p in ("ignore", _clean(target), f"pr{int(number)}") if p)
+    if cleaned == full and len(full.encode()) <= MAX_BRANCH_BYTES:
+        return full
+    return _hashed(cleaned, full)
+
+
+def _hashed(readable: str, full: str) -> str:
+    """``readable`` (ASCII), cut so that ``-`` and the hash of ``full`` fit in 100 bytes."""
+    digest = hashlib.sha256(full.encode("utf-8", "surrogatepass")).hexdigest()[:HASH_CHARS]
+    room = MAX_BRANCH_BYTES - len(digest) - 1
+    return readable[:room].rstrip("-") + "-" + digest

@@ -1,12 +1,15 @@
 """The change engine (DESIGN 6): one change request becomes, exactly once, a pull request on
 the bot's own branch, or a reply saying why not.
 
-Order: the open pull request on that branch is looked up first (found: its URL, and nothing
-is fetched or pushed; a failed lookup is an error, never "none"); then, holding the
-repository's lock, the base branch is fetched, the change planned from its tip, every written
-path checked, the gate run on the result (a change it would refuse is not pushed), the commit
-built in the mirror with no checkout, and pushed once with a lease on the branch's value just
-read. A push that lost a race is tried again once, from a new fetch. Then the pull request.
+Order, holding the repository's lock: the base branch is fetched and the change planned from
+its tip, which names the branch (an object's branch hashes its whole identity, which only the
+base knows: ``Deployment`` may be ``Deployment.apps``). Then the open pull request on that
+branch is looked up (found, and its marker names this change: its URL, and nothing is built
+or pushed; found for anything else: a refusal, and nothing is pushed; a failed lookup is an
+error, never "none"). Then every written path is checked, the gate run on the result (a
+change it would refuse is not pushed), the commit built in the mirror with no checkout, and
+pushed once with a lease on the branch's value just read. A push that lost a race is tried
+again once, from a new fetch. Then the pull request.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.changes.body import Impact, Requester, pr_body
+from bot.changes.body import MARKER, Impact, Requester, pr_body
+from bot.changes.marker import not_this_change, object_marker, taken_branch
 from bot.changes.overlay import overlay
 from bot.changes.plan import (
     CreateChange,
@@ -26,7 +30,6 @@ from bot.changes.plan import (
     ObjectChange,
     Planned,
     Refused,
-    branch_of,
     plan_create,
     plan_ignore,
     plan_object,
@@ -35,7 +38,7 @@ from bot.changes.safety import written_path_problem
 from bot.checks.compare import compare_reports
 from bot.config.schema import ConfigResult, IchorConfig, load_config
 from bot.errors import GitStoreError, IchorError
-from bot.forges.base import ForgeAdapter, GitCredentials, RepoRef
+from bot.forges.base import ForgeAdapter, GitCredentials, PullRequestRef, RepoRef
 from bot.gate.codes import Severity
 from bot.gate.content.cache import FactsCache
 from bot.gate.policy import CONFIG_FILE, GatePolicy
@@ -95,30 +98,41 @@ class _Pushed:
     verdict: str
 
 
+@dataclass(frozen=True, slots=True)
+class _Open:
+    """This change's pull request is open already: nothing was built or pushed."""
+
+    branch: str
+    pull: PullRequestRef
+
+
+Lookup = Callable[[str], PullRequestRef | None]  # the open pull request from a branch
+
+
 async def open_change(request: ChangeRequest, services: ChangeServices) -> ChangeOutcome:
     """Raises ForgeErrors for the caller to report (and retry when transient)."""
     forge = services.forge
     credentials = await forge.git_credentials(request.repo)
-    branch: str | Refused | None = None
-    if not isinstance(request.change, IgnoreChange) or request.change.target is not None:
-        branch = _branch_without_config(request.change)
-    else:  # /ignore without `in <target>`: the one target is in the configuration
-        config = await asyncio.to_thread(_read_base_config, request, services, credentials)
-        branch = branch_of(request.change, config)
-    if isinstance(branch, Refused):
-        return ChangeOutcome("refused", reason=branch.reason)
-    found = await forge.find_pull_request(request.repo, branch, request.base_branch)
-    if found is not None:
-        return ChangeOutcome("pr-existing", found.url, branch)
-    done = await _pushed_once_retried(request, services, credentials)
+    loop = asyncio.get_running_loop()
+
+    def lookup(branch: str) -> PullRequestRef | None:
+        # Called from the thread that holds the lock; the forge's client lives on this loop,
+        # which is free meanwhile (it awaits that thread).
+        found = forge.find_pull_request(request.repo, branch, request.base_branch)
+        return asyncio.run_coroutine_threadsafe(found, loop).result()
+
+    done = await _pushed_once_retried(request, services, credentials, lookup)
     if isinstance(done, Refused):
-        return ChangeOutcome("refused", branch=branch, reason=done.reason)
+        return ChangeOutcome("refused", branch=done.branch, reason=done.reason)
+    if isinstance(done, _Open):
+        return ChangeOutcome("pr-existing", done.pull.url, done.branch)
     planned = done.planned
     impact = planned.impact or Impact(planned.target.name, (), tuple(planned.changes))
     body = pr_body(
         planned.summary,
         request.requester,
         Impact(impact.target, impact.objects, impact.paths, impact.fields, done.verdict),
+        object_marker(*planned.marker) if planned.marker is not None else MARKER,
     )
     pull = await forge.open_pull_request(
         request.repo, head=planned.branch, base=request.base_branch, title=planned.title, body=body
@@ -127,35 +141,19 @@ async def open_change(request: ChangeRequest, services: ChangeServices) -> Chang
 
 
 async def _pushed_once_retried(
-    request: ChangeRequest, services: ChangeServices, credentials: GitCredentials | None
-) -> _Pushed | Refused:
+    request: ChangeRequest,
+    services: ChangeServices,
+    credentials: GitCredentials | None,
+    lookup: Lookup,
+) -> _Pushed | _Open | Refused:
     try:
-        return await asyncio.to_thread(_build_and_push, request, services, credentials)
+        return await asyncio.to_thread(_build_and_push, request, services, credentials, lookup)
     except PushRaceError as exc:
         log.warning("%s: %s; trying again from a new fetch", request.repo.full_name, exc)
     try:
-        return await asyncio.to_thread(_build_and_push, request, services, credentials)
+        return await asyncio.to_thread(_build_and_push, request, services, credentials, lookup)
     except PushRaceError as exc:
         raise GitStoreError(f"the branch kept moving while it was pushed: {exc}") from exc
-
-
-def _branch_without_config(change: ObjectChange | IgnoreChange | CreateChange) -> str | Refused:
-    from bot.changes.branch import change_branch, ignore_branch
-
-    if isinstance(change, IgnoreChange):
-        assert change.target is not None
-        return ignore_branch(change.target, change.pull_number)
-    if isinstance(change, CreateChange):
-        return change_branch("create", change.namespace, change.name)
-    return change_branch(change.verb, change.namespace, change.name)
-
-
-def _read_base_config(
-    request: ChangeRequest, services: ChangeServices, credentials: GitCredentials | None
-) -> IchorConfig:
-    with services.open_mirror(request.repo) as mirror:
-        branch = request.config_branch or request.base_branch
-        return _config(mirror, credentials, _fetch_tip(mirror, credentials, branch))
 
 
 def _fetch_tip(mirror: Mirror, credentials: GitCredentials | None, branch: str) -> str:
@@ -181,8 +179,11 @@ def _config(mirror: Mirror, credentials: GitCredentials | None, tip: str) -> Ich
 
 
 def _build_and_push(
-    request: ChangeRequest, services: ChangeServices, credentials: GitCredentials | None
-) -> _Pushed | Refused:
+    request: ChangeRequest,
+    services: ChangeServices,
+    credentials: GitCredentials | None,
+    lookup: Lookup,
+) -> _Pushed | _Open | Refused:
     key = repo_lock_key(request.forge, request.repo.full_name)
     with (
         services.lock.hold(key, ttl=LOCK_TTL, wait=LOCK_WAIT),
@@ -201,7 +202,7 @@ def _build_and_push(
         snapshot = mirror.repository().snapshot(tip, paths)
         try:
             return _plan_check_push(
-                request, services, credentials, mirror, snapshot, tip, config, policy
+                request, services, credentials, mirror, snapshot, tip, config, policy, lookup
             )
         finally:
             snapshot.close()
@@ -231,7 +232,8 @@ def _plan_check_push(
     tip: str,
     config: IchorConfig,
     policy: GatePolicy,
-) -> _Pushed | Refused:
+    lookup: Lookup,
+) -> _Pushed | _Open | Refused:
     base = _gate(snapshot, policy, services)
 
     def read(path: str) -> bytes | None:
@@ -248,6 +250,9 @@ def _plan_check_push(
         planned = plan_object(change, config, base, read)
     if isinstance(planned, Refused):
         return planned
+    found = lookup(planned.branch)
+    if found is not None:
+        return _open_for(planned, found)
     target = planned.target
     ignore_text = read(join(target.path, IGNORE_FILE) if target.path else IGNORE_FILE)
     matcher = (
@@ -257,7 +262,7 @@ def _plan_check_push(
         shadowed = None if path.endswith("/" + IGNORE_FILE) or path == IGNORE_FILE else matcher
         problem = written_path_problem(path, target.path, shadowed)
         if problem is not None:
-            return Refused(problem)
+            return Refused(problem, planned.branch)
     narrowed = GatePolicy(
         tuple(t for t in policy.targets if t.name == target.name), policy.max_yaml_bytes
     )
@@ -279,7 +284,8 @@ def _plan_check_push(
         shown = "; ".join(f"{i.kind} in {i.path}" for i in new[:3])
         more = f" and {len(new) - 3} more" if len(new) > 3 else ""
         noun = "a new issue" if len(new) == 1 else f"{len(new)} new issues"
-        return Refused(f"the gate would refuse the result, with {noun}: {shown}{more}")
+        why = f"the gate would refuse the result, with {noun}: {shown}{more}"
+        return Refused(why, planned.branch)
     commit = build_commit(
         mirror,
         parent=tip,
@@ -300,6 +306,17 @@ def _plan_check_push(
         else ("refused, as it already was at the base; the change adds no issue")
     )
     return _Pushed(planned, verdict)
+
+
+def _open_for(planned: Planned, pull: PullRequestRef) -> _Open | Refused:
+    """``pull``, open on the change's branch, when it is this change's: an object's only when
+    its marker names this verb and object (:mod:`bot.changes.marker`)."""
+    if planned.marker is None:  # an /ignore's branch names its target and pull request alone
+        return _Open(planned.branch, pull)
+    why = not_this_change(pull.body, *planned.marker)
+    if why is None:
+        return _Open(planned.branch, pull)
+    return Refused(taken_branch(pull.url, planned.branch, *planned.marker, why), planned.branch)
 
 
 def _same_change(

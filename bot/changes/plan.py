@@ -16,7 +16,7 @@ from bot.changes.locate import Located, NotLocated, kind_matches, locate
 from bot.changes.safety import anchored, ignore_pattern_problem
 from bot.checks.markdown_text import inline_path, inline_text
 from bot.config.schema import IchorConfig, Target
-from bot.gate.content.identity import identity_text
+from bot.gate.content.identity import Identity, identity_text
 from bot.gate.report import Report
 from bot.ignore.rules import IGNORE_FILE
 from bot.paths import join
@@ -92,6 +92,9 @@ class Planned:
     summary: str
     changes: dict[str, bytes | None] = field(default_factory=dict)  # None: the file goes
     impact: Impact | None = None
+    # The verb and the object's whole identity, which its pull request's marker names; None
+    # for an /ignore (its branch is its target and pull request alone).
+    marker: tuple[str, Identity] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,20 +102,7 @@ class Refused:
     """A usage error or a refusal, for the reply; nothing is written."""
 
     reason: str
-
-
-def branch_of(
-    change: ObjectChange | IgnoreChange | CreateChange, config: IchorConfig
-) -> str | Refused:
-    """The branch, known before anything is fetched (so the open-PR lookup comes first)."""
-    if isinstance(change, IgnoreChange):
-        target = _one_target(config, change.target)
-        if isinstance(target, Refused):
-            return target
-        return ignore_branch(target.name, change.pull_number)
-    if isinstance(change, CreateChange):
-        return change_branch("create", change.namespace, change.name)
-    return change_branch(change.verb, change.namespace, change.name)
+    branch: str | None = None  # the change's branch, once the object is known
 
 
 def _one_target(config: IchorConfig, named: str | None) -> Target | Refused:
@@ -141,14 +131,15 @@ def plan_object(
         return Refused(f"{obj.path}: the object's document could not be read again")
     kind = obj.identity[1]
     title = object_title(change.verb, kind, change.namespace, change.name)
-    branch = change_branch(change.verb, change.namespace, change.name)
+    branch = change_branch(change.verb, obj.identity)
+    marker = (change.verb, obj.identity)
     try:
         if change.verb == "delete":
             edited = remove_document(data, document=document)
             verb = "removes the file" if edited is None else "removes the object's document"
             impact = Impact(target.name, (obj.shown,), (obj.path,), verdict="")
             summary = f"Deletes {_shown(kind, change)}: {verb}."
-            return Planned(target, branch, title, summary, {obj.path: edited}, impact)
+            return Planned(target, branch, title, summary, {obj.path: edited}, impact, marker)
         edits = _approval_edits(change, target)
         if isinstance(edits, Refused):
             return edits
@@ -167,7 +158,7 @@ def plan_object(
     else:
         done = "approved" if change.verb == "approve" else "rejected"
         summary = f"Marks {_shown(kind, change)} as {done}."
-    return Planned(target, branch, title, summary, {obj.path: data}, impact)
+    return Planned(target, branch, title, summary, {obj.path: data}, impact, marker)
 
 
 def _find(
@@ -313,11 +304,12 @@ def plan_create(
         return Refused(f"the document cannot be written: {exc}")
     return Planned(
         target,
-        change_branch("create", namespace, name),
+        change_branch("create", identity),
         object_title("create", kind, namespace, name),
         f"Creates {inline_text(shown, 300)} in {inline_path(path)}.",
         {path: data},
         Impact(target.name, (shown,), (path,), verdict=""),
+        ("create", identity),
     )
 
 

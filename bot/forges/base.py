@@ -177,6 +177,7 @@ class PullRequestRef:
     state: str | None = None  # "open", "closed" or "merged", when the forge says
     head_ref: str | None = None  # the branch it comes from
     from_fork: bool = False  # its head branch lives in another repository
+    body: str | None = None  # its description, when the forge's answer holds it
 
 
 @dataclass(frozen=True, slots=True)

@@ -241,6 +241,7 @@ def mr_ref(item: dict[str, Any]) -> PullRequestRef:
     refs = refs if isinstance(refs, dict) else {}
     author = item.get("author")
     author = author if isinstance(author, dict) else {}
+    description = item.get("description")
     return PullRequestRef(
         number=int(item["iid"]),
         url=str(item.get("web_url") or ""),
@@ -251,6 +252,7 @@ def mr_ref(item: dict[str, Any]) -> PullRequestRef:
         state=MR_STATES.get(str(item.get("state"))),
         head_ref=item.get("source_branch") or None,
         from_fork=item.get("source_project_id") not in (None, item.get("target_project_id")),
+        body=description if isinstance(description, str) else None,
     )
 
 

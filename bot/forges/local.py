@@ -229,7 +229,12 @@ class LocalForge:
             pulls: list[dict[str, Any]] = self._read(self._pulls_path(repo), [])
         for pull in pulls:
             if pull["head"] == head and pull["base"] == base and pull["state"] == "open":
-                return PullRequestRef(int(pull["number"]), str(pull["url"]))
+                body = pull.get("body")
+                return PullRequestRef(
+                    int(pull["number"]),
+                    str(pull["url"]),
+                    body=body if isinstance(body, str) else None,
+                )
         return None
 
     async def open_pull_request(
@@ -254,7 +259,7 @@ class LocalForge:
                 }
             )
             self._write(path, pulls)
-        return PullRequestRef(number, url)
+        return PullRequestRef(number, url, body=body)
 
     async def aclose(self) -> None:
         return None

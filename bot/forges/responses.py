@@ -33,12 +33,14 @@ def user_of(item: Any) -> dict[str, Any]:
 def pull_ref(item: Any, where: str) -> PullRequestRef:
     number = int(field(item, "number", where))
     head, base = side(item, "head"), side(item, "base")
+    body = item.get("body")
     return PullRequestRef(
         number=number,
         url=str(item.get("html_url") or ""),
         head_sha=head.get("sha") or None,
         base_sha=base.get("sha") or None,
         base_ref=base.get("ref") or None,
+        body=body if isinstance(body, str) else None,
     )
 
 

@@ -1,4 +1,5 @@
-"""A lock per repository around fetch-build-push, shared by every worker on every host.
+"""A lock per repository around fetch-build-push (and, between, the change engine's lookup of
+the open pull request on the branch it planned), shared by every worker on every host.
 
 A holder takes the lock with a token of its own and a time to live: a worker killed while
 holding it leaves a lock that expires by itself, and releasing deletes the lock only while it

@@ -1,38 +1,71 @@
-"""Branch names: deterministic, short, valid refs, never shared by two different requests."""
+"""Branch names: deterministic, short, valid refs, never shared by two different objects."""
 
 from __future__ import annotations
 
 import hashlib
+import random
 import re
+from collections import Counter
 
 import pytest
 
-from bot.changes.branch import MAX_BRANCH_BYTES, change_branch, ignore_branch
+from bot.changes.branch import MAX_BRANCH_BYTES, change_branch, identity_key, ignore_branch
+from bot.gate.content.identity import Identity
 
 VALID = re.compile(r"^ichor/[a-z0-9_-]+$")
+KINDS = (
+    ("", "ConfigMap"),
+    ("", "Service"),
+    ("", "Secret"),
+    ("apps", "Deployment"),
+    ("apps", "StatefulSet"),
+    ("example.com", "Widget"),
+    ("other.example.com", "Widget"),
+    ("talos.dev", "TalosMachine"),
+)
 
 
-def test_plain_names_are_kept() -> None:
-    assert change_branch("approve", "web", "frontend") == "ichor/approve-web-frontend"
-    assert change_branch("delete", None, "prod") == "ichor/delete-_cluster-prod"
-    assert ignore_branch("prod", 12) == "ichor/ignore-prod-pr12"
+def digest(identity: Identity) -> str:
+    return hashlib.sha256(identity_key(identity).encode()).hexdigest()[:8]
 
 
-def test_characters_outside_the_alphabet_add_a_hash_of_the_full_name() -> None:
-    got = change_branch("approve", "web", "front.end")
-    digest = hashlib.sha256(b"ichor/approve-web-front.end").hexdigest()[:8]
-    assert got == f"ichor/approve-web-front-end-{digest}"
-    # Sanitizing alone would make these two the same branch; the hash keeps them apart.
-    assert change_branch("approve", "web", "front-end") == "ichor/approve-web-front-end"
-    assert got != change_branch("approve", "web", "front-end")
+def test_the_readable_part_then_the_hash_of_the_whole_identity() -> None:
+    settings = ("", "ConfigMap", "web", "settings")
+    assert identity_key(settings) == '["","ConfigMap","web","settings"]'
+    assert change_branch("approve", settings) == f"ichor/approve-web-settings-{digest(settings)}"
+    node = ("talos.dev", "TalosMachine", "", "node-1")
+    assert change_branch("delete", node) == f"ichor/delete-_cluster-node-1-{digest(node)}"
+    # One object keeps its hash across verbs: the branches of its changes read alike.
+    assert change_branch("reject", settings).endswith("-" + digest(settings))
+
+
+def test_names_whose_parts_join_alike_get_different_branches() -> None:
+    one, other = ("", "ConfigMap", "web-a", "b"), ("", "ConfigMap", "web", "a-b")
+    assert change_branch("approve", one) == f"ichor/approve-web-a-b-{digest(one)}"
+    assert change_branch("approve", other) == f"ichor/approve-web-a-b-{digest(other)}"
+    assert change_branch("approve", one) != change_branch("approve", other)
+
+
+def test_two_kinds_of_one_name_get_different_branches() -> None:
+    deployment = ("apps", "Deployment", "web", "frontend")
+    service = ("", "Service", "web", "frontend")
+    assert change_branch("delete", deployment) != change_branch("delete", service)
+    widgets = [("example.com", "Widget", "web", "w"), ("other.example.com", "Widget", "web", "w")]
+    assert len({change_branch("delete", w) for w in widgets}) == 2
+
+
+def test_characters_outside_the_alphabet_are_sanitized_and_the_hash_keeps_them_apart() -> None:
+    dotted, dashed = ("", "ConfigMap", "web", "front.end"), ("", "ConfigMap", "web", "front-end")
+    assert change_branch("approve", dotted) == f"ichor/approve-web-front-end-{digest(dotted)}"
+    assert change_branch("approve", dotted) != change_branch("approve", dashed)
 
 
 def test_a_long_name_is_cut_to_100_bytes_with_its_hash() -> None:
-    name = "n" * 253
-    got = change_branch("reject", "web", name)
-    assert len(got.encode()) <= MAX_BRANCH_BYTES
-    assert got.startswith("ichor/reject-web-nnn") and re.search(r"-[0-9a-f]{8}$", got)
-    assert got != change_branch("reject", "web", "n" * 252)
+    long = ("", "ConfigMap", "web", "n" * 253)
+    got = change_branch("reject", long)
+    assert len(got.encode()) == MAX_BRANCH_BYTES
+    assert got.startswith("ichor/reject-web-nnn") and got.endswith("-" + digest(long))
+    assert got != change_branch("reject", ("", "ConfigMap", "web", "n" * 252))
 
 
 @pytest.mark.parametrize(
@@ -46,15 +79,60 @@ def test_a_long_name_is_cut_to_100_bytes_with_its_hash() -> None:
         ("web", "a/b"),
         ("web", "\udcff"),
         ("", ""),
+        ("web", '"]'),
     ],
 )
 def test_every_branch_is_a_valid_short_ref(namespace: str, name: str) -> None:
-    got = change_branch("approve", namespace, name)
+    got = change_branch("approve", ("", "ConfigMap", namespace, name))
     assert VALID.match(got), got
     assert len(got.encode()) <= MAX_BRANCH_BYTES
     assert ".." not in got and not got.endswith(("-", "/", ".lock"))
 
 
+def _part(rng: random.Random) -> str:
+    """A namespace or name part, dashes and dots likely, now and then a long or odd one."""
+    alphabet = "ab-" if rng.random() < 0.7 else "ab-.Z_ü"
+    size = rng.choice((1, 2, 3, 4, 5, 110))
+    return "".join(rng.choice(alphabet) for _ in range(size))
+
+
+def test_branches_are_injective_on_identities_per_verb() -> None:
+    """Property-style over identities built to collide: short parts of ``a``, ``b`` and
+    ``-`` (so many join alike), several kinds and groups, cluster-scoped ones, long ones."""
+    rng = random.Random(20)
+    identities: set[Identity] = set()
+    while len(identities) < 20_000:
+        group, kind = rng.choice(KINDS)
+        namespace = "" if rng.random() < 0.1 else _part(rng)
+        identities.add((group, kind, namespace, _part(rng)))
+    for verb in ("approve", "delete"):
+        seen: dict[str, Identity] = {}
+        for identity in identities:
+            branch = change_branch(verb, identity)
+            assert seen.setdefault(branch, identity) == identity, (branch, identity)
+            assert VALID.match(branch) and len(branch.encode()) <= MAX_BRANCH_BYTES, branch
+        # The generator made them collide where the hash does not: the readable parts alone
+        # would have given many of them one branch.
+        readable = Counter(branch.rpartition("-")[0] for branch in seen)
+        shared = sum(count for count in readable.values() if count > 1)
+        assert shared > len(identities) / 2, shared
+
+
+def test_the_same_object_gets_the_same_branch_in_every_process() -> None:
+    """Pinned: a branch is a name other processes, hosts and releases must find again."""
+    assert change_branch("approve", ("", "ConfigMap", "web", "settings")) == (
+        "ichor/approve-web-settings-bd9584ad"
+    )
+    assert change_branch("delete", ("apps", "Deployment", "web", "frontend")) == (
+        "ichor/delete-web-frontend-955fa9b8"
+    )
+    assert change_branch("delete", ("", "Service", "web", "frontend")) == (
+        "ichor/delete-web-frontend-e9080691"
+    )
+
+
 def test_ignore_branches_sanitize_the_target_only() -> None:
+    assert ignore_branch("prod", 12) == "ichor/ignore-prod-pr12"
     got = ignore_branch("Prod", 3)
-    assert VALID.match(got) and got.endswith(got[-8:]) and "pr3" in got
+    full = hashlib.sha256(b"ichor/ignore-Prod-pr3").hexdigest()[:8]
+    assert got == f"ichor/ignore-prod-pr3-{full}" and VALID.match(got)

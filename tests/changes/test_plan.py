@@ -9,7 +9,6 @@ from bot.changes.plan import (
     ObjectChange,
     Planned,
     Refused,
-    branch_of,
     plan_ignore,
     plan_object,
 )
@@ -61,7 +60,8 @@ def test_approve_sets_the_state_the_reason_and_allowed_fields_only() -> None:
     change = ObjectChange("approve", None, "node-1", "maria", fields=(("spec.role", "cp"),))
     got = plan_object(change, config, report, files.get)
     assert isinstance(got, Planned), got
-    assert got.branch == "ichor/approve-_cluster-node-1"
+    assert got.branch == "ichor/approve-_cluster-node-1-322bb5e8"
+    assert got.marker == ("approve", ("talos.dev", "TalosMachine", "", "node-1"))
     assert got.title == "ichor: approve TalosMachine _/node-1"
     edited = got.changes[MACHINE_PATH]
     assert edited is not None
@@ -134,4 +134,34 @@ def test_ignore_creates_the_file_from_the_bootstrap_template() -> None:
     assert got.branch == "ichor/ignore-prod-pr7"
     text = (got.changes["clusters/prod/.gittargetignore"] or b"").decode()
     assert text.startswith("# .gittargetignore") and text.endswith("\n/notes.txt\n")
-    assert branch_of(IgnoreChange("notes.txt", "maria", "prod", 7), config) == got.branch
+    assert got.marker is None  # the branch names the target and the pull request alone
+
+
+def test_two_objects_never_get_one_branch() -> None:
+    """``ichor/<verb>-<namespace>-<name>`` alone joins parts that hold ``-`` themselves and
+    leaves the kind out: these pairs were each given one branch."""
+    config = parse_config(b"version: 1\ntargets:\n  - {name: prod, path: clusters/prod}\n").config
+    assert config is not None
+    files = {
+        "clusters/prod/v1/configmaps/web-a/b.yaml": b"apiVersion: v1\nkind: ConfigMap\n"
+        b"metadata: {name: b, namespace: web-a}\n",
+        "clusters/prod/v1/configmaps/web/a-b.yaml": b"apiVersion: v1\nkind: ConfigMap\n"
+        b"metadata: {name: a-b, namespace: web}\n",
+        "clusters/prod/apps/v1/deployments/web/frontend.yaml": b"apiVersion: apps/v1\n"
+        b"kind: Deployment\nmetadata: {name: frontend, namespace: web}\n",
+        "clusters/prod/v1/services/web/frontend.yaml": b"apiVersion: v1\nkind: Service\n"
+        b"metadata: {name: frontend, namespace: web}\n",
+    }
+    report = run_gate(Snapshot.from_files(files), config.gate_policy())
+
+    def branch(kind: str, namespace: str, name: str) -> str:
+        got = plan_object(
+            ObjectChange("delete", namespace, name, "maria", kind=kind), config, report, files.get
+        )
+        assert isinstance(got, Planned), got
+        return got.branch
+
+    assert branch("ConfigMap", "web-a", "b") != branch("ConfigMap", "web", "a-b")
+    assert branch("Deployment", "web", "frontend") != branch("Service", "web", "frontend")
+    # One object, named with or without its group: one branch.
+    assert branch("Deployment", "web", "frontend") == branch("Deployment.apps", "web", "frontend")

@@ -66,11 +66,17 @@ class ChangeScenario(CommandScenario):
     base_sha = ""
 
     def open_mr(
-        self, iid: int, files: Mapping[str, str | None] | None = None, *, fork: bool = False
+        self,
+        iid: int,
+        files: Mapping[str, str | None] | None = None,
+        *,
+        fork: bool = False,
+        base: Mapping[str, str | None] | None = None,
     ) -> str:
-        """The base on ``main`` and merge request ``iid`` of ``files`` from ``feature`` (from a
-        fork project when ``fork``), known to the fake; no check is run. Its head."""
-        self.base_sha = self.base(dict(BASE))
+        """The base on ``main`` (:data:`BASE` and ``base``) and merge request ``iid`` of
+        ``files`` from ``feature`` (from a fork project when ``fork``), known to the fake; no
+        check is run. Its head."""
+        self.base_sha = self.base({**BASE, **(base or {})})
         head = self.work.commit(files or {"README.md": "changed\n"})
         self.work.set_ref(f"refs/merge-requests/{iid}/head", head)
         self.work.publish(self.bare)

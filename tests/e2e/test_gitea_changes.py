@@ -65,7 +65,7 @@ WIDGET_TEXT = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, nam
 AUTHOR, MAINTAINER, READER = "alice", "maria", "rita"
 NUMBER = 7
 APPROVE = "/approve web/settings mode=canary"
-BRANCH = "ichor/approve-web-settings"
+BRANCH = "ichor/approve-web-settings-bd9584ad"  # the readable part, the identity's hash
 IDENTITY = "ichor-bot <ichor-bot@users.noreply.127.0.0.1>"  # the token's user, on the forge's host
 
 
@@ -84,7 +84,10 @@ def fake(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FakeGitea]:
 class Changes(GiteaScenario):
     """The repository, its pull request, and what the bot did on it."""
 
-    def __init__(self, fake: FakeGitea, bot: Bot, tmp_path: Path) -> None:
+    def __init__(
+        self, fake: FakeGitea, bot: Bot, tmp_path: Path, more: dict[str, str | None] | None = None
+    ) -> None:
+        """``more``: files of the base besides the approval target's ConfigMap and Widget."""
         super().__init__(fake, bot, tmp_path)
         for user, permission in ((AUTHOR, "write"), (MAINTAINER, "write"), (READER, "read")):
             fake.set_permission(self.full_name, user, permission)
@@ -93,6 +96,7 @@ class Changes(GiteaScenario):
             SETTINGS: ORIGINAL,
             CRD: CRD_TEXT,
             WIDGET: WIDGET_TEXT,
+            **(more or {}),
         }
         self.base_sha = self.base(extra)
         self.work.checkout("feature", create_from=self.base_sha)
@@ -174,7 +178,7 @@ def pr(fake: FakeGitea, bot: Bot, tmp_path: Path) -> Changes:
 
 
 def approve_body(link: str) -> str:
-    return f"""<!-- ichor:change -->
+    return f"""<!-- ichor:change approve ["","ConfigMap","web","settings"] -->
 Marks ConfigMap web/settings as approved.
 
 Requested by maria in [this comment]({link}).
@@ -309,7 +313,7 @@ def test_a_branch_that_keeps_moving_is_an_error_and_no_pull_request(pr: Changes)
 def test_a_failed_pull_request_lookup_is_an_error_and_nothing_is_pushed(
     pr: Changes, status: int
 ) -> None:
-    lookup = f"/api/v1/repos/{pr.full_name}/pulls/main/ichor%2Fapprove-web-settings"
+    lookup = f"/api/v1/repos/{pr.full_name}/pulls/main/ichor%2F{BRANCH.removeprefix('ichor/')}"
     pr.fake.inject("GET", lookup, status=status, headers={"retry-after": "0"}, times=None)
     run = pr.ask(APPROVE)
     assert pr.replies() == [

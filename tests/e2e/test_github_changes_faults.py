@@ -21,7 +21,7 @@ from tests.e2e.test_github_commands import AUTHOR, Commands
 from tests.fakeforge import FakeGitHub
 from tests.fakeforge.fixtures import fake_github  # noqa: F401 - the fixture
 
-BRANCH = "ichor/approve-web-settings"
+BRANCH = "ichor/approve-web-settings-bd9584ad"  # the readable part, the identity's hash
 APPROVE = "/approve web/settings mode=canary"
 LEASE = f"--force-with-lease=refs/heads/{BRANCH}:"
 APPROVED = (
@@ -197,7 +197,7 @@ def test_a_failed_pull_request_lookup_is_an_error_and_nothing_is_pushed(
     reply, run = pr.ask(APPROVE)
     owner = pr.full_name.split("/")[0]
     lookup = f"/repos/{pr.full_name}/pulls"
-    query = f"state=open&head={owner}%3Aichor%2Fapprove-web-settings&base=main"
+    query = f"state=open&head={owner}%3Aichor%2F{BRANCH.removeprefix('ichor/')}&base=main"
     shown = "503 Service Unavailable" if status == 503 else "403 Forbidden"
     assert reply == f"{ERROR}GitHub GET {lookup}?{query}: {shown}"
     listed = [c for c in pr.fake.calls[calls:] if c.path == lookup]

@@ -679,9 +679,17 @@ PR_REF = PullRequestRef(number=31, url=PR_URL, head_sha=SHA, base_sha="b" * 40, 
 
 
 def test_find_pull_request(fake: FakeGitHub, gh: Harness) -> None:
-    fake.on(FIND, reply(200, [PR]))
+    fake.on(FIND, reply(200, [{**PR, "body": "<!-- ichor:change -->\nwhy"}]))
     found = gh.run(lambda f: f.find_pull_request(REPO, "ichor/update", "main"))
-    assert found == PR_REF
+    # The body too: the engine reads its marker to know whose pull request it is.
+    assert found == PullRequestRef(
+        number=31,
+        url=PR_URL,
+        head_sha=SHA,
+        base_sha="b" * 40,
+        base_ref="main",
+        body="<!-- ichor:change -->\nwhy",
+    )
 
 
 def test_get_pull_request(fake: FakeGitHub, gh: Harness) -> None:

@@ -594,6 +594,7 @@ def test_merge_requests(tmp_path: Path, sleeps: Sleeps) -> None:
             author=fake.bot_username,  # the token's user opened it
             state="open",
             head_ref="ichor/fix",
+            body="Why",  # what tells the bot's own merge requests apart
         )
         assert refs == [expected] * 4
         mrs = f"{API}/merge_requests"

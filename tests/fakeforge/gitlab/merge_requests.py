@@ -27,6 +27,7 @@ class MergeRequests(Repositories):
         title: str = "A change",
         author: str = "alice",
         state: str = "opened",
+        description: str = "",
     ) -> dict[str, Any]:
         """An MR with its first version; ``refs/merge-requests/<iid>/head`` is set in the bare
         repository when there is one holding ``head_sha``."""
@@ -38,7 +39,7 @@ class MergeRequests(Repositories):
                 "id": self._next_id("mr"),
                 "iid": iid,
                 "title": title,
-                "description": "",
+                "description": description,
                 "state": state,
                 "source_branch": source_branch,
                 "target_branch": target_branch,

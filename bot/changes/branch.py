@@ -2,13 +2,14 @@
 first one's pull request instead of opening another, and never one for two objects.
 
 An object's branch is ``ichor/<verb>-<namespace>-<name>-<hash>``: the readable part for
-people, then eight hex characters of the SHA-256 of the object's whole identity (group, kind,
-namespace, name). The readable part alone cannot tell objects apart: it joins parts that may
-hold ``-`` themselves (ConfigMaps ``web-a/b`` and ``web/a-b``) and it has no kind, and any
-namespace and name may be another kind's too (a Deployment and a Service ``web/frontend``).
-So every object's branch carries the hash, which depends on the identity alone: the same
-object gets the same branch whatever else is open, and the readable part is free to be
-sanitized (``[a-z0-9-]``, ``_cluster`` for a cluster-scoped object) and cut to 100 bytes.
+people, then eight hex characters of the SHA-256 of the object's target and whole identity
+(group, kind, namespace, name). The readable part alone cannot tell objects apart: it joins
+parts that may hold ``-`` themselves (ConfigMaps ``web-a/b`` and ``web/a-b``), it has no kind
+(any namespace and name may be another kind's too: a Deployment and a Service
+``web/frontend``), and one identity may live in two targets. So every object's branch carries
+the hash, which depends on the target and identity alone: the same object gets the same
+branch whatever else is open, and the readable part is free to be sanitized (``[a-z0-9-]``,
+``_cluster`` for a cluster-scoped object) and cut to 100 bytes.
 
 ``/ignore`` branches are ``ichor/ignore-<target>-pr<N>``: the target is a name from
 ``.ichor.yaml`` and ``N`` a number, read from the right; a target outside ``[a-z0-9-]``, or
@@ -35,21 +36,23 @@ def _clean(part: str) -> str:
     return _DASHES.sub("-", _OUTSIDE.sub("-", part.lower())).strip("-")
 
 
-def identity_key(identity: Identity) -> str:
-    """The identity as one unambiguous ASCII line: a JSON array (group, kind, namespace,
-    name), the namespace empty for a cluster-scoped object. What the hash is of, and what
-    the pull request's marker names."""
+def identity_key(target: str, identity: Identity) -> str:
+    """The object of a change as one unambiguous ASCII line: a JSON array (target, group,
+    kind, namespace, name), the namespace empty for a cluster-scoped object. One identity
+    may live in two targets (prod and staging), two files a change edits apart. What the
+    hash is of, and what the pull request's marker names."""
     group, kind, namespace, name = identity
-    return json.dumps([group, kind, namespace, name], ensure_ascii=True, separators=(",", ":"))
+    parts = [target, group, kind, namespace, name]
+    return json.dumps(parts, ensure_ascii=True, separators=(",", ":"))
 
 
-def change_branch(verb: str, identity: Identity) -> str:
+def change_branch(verb: str, target: str, identity: Identity) -> str:
     """``ichor/approve-web-frontend-1a2b3c4d``: ``verb`` is the bot's own word."""
     _, _, namespace, name = identity
     readable = PREFIX + "-".join(
         p for p in (verb, _clean(namespace) if namespace else CLUSTER, _clean(name)) if p
     )
-    return _hashed(readable, identity_key(identity))
+    return _hashed(readable, identity_key(target, identity))
 
 
 def ignore_branch(target: str, number: int) -> str:

@@ -19,18 +19,23 @@ from bot.gate.content.identity import Identity, identity_text
 _MARKED = re.compile(r"<!-- ichor:change ([a-z]+) (\[.*\]) -->")
 
 
-def object_marker(verb: str, identity: Identity) -> str:
-    """``<!-- ichor:change delete ["apps","Deployment","web","frontend"] -->``: JSON, ASCII,
-    with nothing that could end the comment early."""
-    key = identity_key(identity)
+# The object of a change: its target and identity.
+Subject = tuple[str, Identity]
+
+
+def object_marker(verb: str, target: str, identity: Identity) -> str:
+    """``<!-- ichor:change delete ["prod","apps","Deployment","web","frontend"] -->``: JSON,
+    ASCII, with nothing that could end the comment early."""
+    key = identity_key(target, identity)
     escaped = key.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return f"<!-- ichor:change {verb} {escaped} -->"
 
 
-def marked_object(body: str) -> tuple[str, Identity] | None:
-    """The verb and identity the body's marker names; None when no line is one marker, or
-    several name different changes (a person's pull request, an /ignore, an edited body)."""
-    found: set[tuple[str, Identity]] = set()
+def marked_object(body: str) -> tuple[str, Subject] | None:
+    """The verb, target and identity the body's marker names; None when no line is one
+    marker, or several name different changes (a person's pull request, an /ignore, an
+    edited body, a marker written before markers named the target)."""
+    found: set[tuple[str, Subject]] = set()
     for line in body.splitlines():
         marked = _MARKED.fullmatch(line.strip())
         if marked is None:
@@ -39,28 +44,31 @@ def marked_object(body: str) -> tuple[str, Identity] | None:
             parts = json.loads(marked[2])
         except (ValueError, RecursionError):  # a person may have written anything here
             return None
-        if not isinstance(parts, list) or len(parts) != 4:
+        if not isinstance(parts, list) or len(parts) != 5:
             return None
         if not all(isinstance(p, str) for p in parts):
             return None
-        found.add((marked[1], (parts[0], parts[1], parts[2], parts[3])))
+        found.add((marked[1], (parts[0], (parts[1], parts[2], parts[3], parts[4]))))
     return found.pop() if len(found) == 1 else None
 
 
-def not_this_change(body: str | None, verb: str, identity: Identity) -> str | None:
+def not_this_change(body: str | None, verb: str, target: str, identity: Identity) -> str | None:
     """Why a pull request whose description is ``body`` is not the one for ``verb`` on
-    ``identity``; None when its marker names exactly that."""
+    ``identity`` in ``target``; None when its marker names exactly that."""
     named = marked_object(body or "")
-    if named == (verb, identity):
+    if named == (verb, (target, identity)):
         return None
     if named is None:
         return "its description does not say which object it is for: was it edited?"
-    return f"it is for {named[0]} {identity_text(named[1])}"
+    verb_named, (target_named, identity_named) = named
+    return f"it is for {verb_named} {identity_text(identity_named)} in {target_named}"
 
 
-def taken_branch(url: str, branch: str, verb: str, identity: Identity, why: str) -> str:
+def taken_branch(
+    url: str, branch: str, verb: str, target: str, identity: Identity, why: str
+) -> str:
     """The refusal when another change's pull request ``url`` is open on ``branch``."""
     return (
         f"{url} is open on {branch}, and it is not the pull request for {verb} "
-        f"{identity_text(identity)} ({why}): nothing was pushed while it is open"
+        f"{identity_text(identity)} in {target} ({why}): nothing was pushed while it is open"
     )

@@ -92,9 +92,9 @@ class Planned:
     summary: str
     changes: dict[str, bytes | None] = field(default_factory=dict)  # None: the file goes
     impact: Impact | None = None
-    # The verb and the object's whole identity, which its pull request's marker names; None
-    # for an /ignore (its branch is its target and pull request alone).
-    marker: tuple[str, Identity] | None = None
+    # The verb, the target and the object's whole identity, which its pull request's marker
+    # names; None for an /ignore (its branch is its target and pull request alone).
+    marker: tuple[str, str, Identity] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +131,8 @@ def plan_object(
         return Refused(f"{obj.path}: the object's document could not be read again")
     kind = obj.identity[1]
     title = object_title(change.verb, kind, change.namespace, change.name)
-    branch = change_branch(change.verb, obj.identity)
-    marker = (change.verb, obj.identity)
+    branch = change_branch(change.verb, target.name, obj.identity)
+    marker = (change.verb, target.name, obj.identity)
     try:
         if change.verb == "delete":
             edited = remove_document(data, document=document)
@@ -304,12 +304,12 @@ def plan_create(
         return Refused(f"the document cannot be written: {exc}")
     return Planned(
         target,
-        change_branch("create", identity),
+        change_branch("create", target.name, identity),
         object_title("create", kind, namespace, name),
         f"Creates {inline_text(shown, 300)} in {inline_path(path)}.",
         {path: data},
         Impact(target.name, (shown,), (path,), verdict=""),
-        ("create", identity),
+        ("create", target.name, identity),
     )
 
 

@@ -26,46 +26,51 @@ KINDS = (
 
 
 def digest(identity: Identity) -> str:
-    return hashlib.sha256(identity_key(identity).encode()).hexdigest()[:8]
+    return hashlib.sha256(identity_key("prod", identity).encode()).hexdigest()[:8]
 
 
 def test_the_readable_part_then_the_hash_of_the_whole_identity() -> None:
     settings = ("", "ConfigMap", "web", "settings")
-    assert identity_key(settings) == '["","ConfigMap","web","settings"]'
-    assert change_branch("approve", settings) == f"ichor/approve-web-settings-{digest(settings)}"
+    assert identity_key("prod", settings) == '["prod","","ConfigMap","web","settings"]'
+    assert (
+        change_branch("approve", "prod", settings)
+        == f"ichor/approve-web-settings-{digest(settings)}"
+    )
     node = ("talos.dev", "TalosMachine", "", "node-1")
-    assert change_branch("delete", node) == f"ichor/delete-_cluster-node-1-{digest(node)}"
+    assert change_branch("delete", "prod", node) == f"ichor/delete-_cluster-node-1-{digest(node)}"
     # One object keeps its hash across verbs: the branches of its changes read alike.
-    assert change_branch("reject", settings).endswith("-" + digest(settings))
+    assert change_branch("reject", "prod", settings).endswith("-" + digest(settings))
 
 
 def test_names_whose_parts_join_alike_get_different_branches() -> None:
     one, other = ("", "ConfigMap", "web-a", "b"), ("", "ConfigMap", "web", "a-b")
-    assert change_branch("approve", one) == f"ichor/approve-web-a-b-{digest(one)}"
-    assert change_branch("approve", other) == f"ichor/approve-web-a-b-{digest(other)}"
-    assert change_branch("approve", one) != change_branch("approve", other)
+    assert change_branch("approve", "prod", one) == f"ichor/approve-web-a-b-{digest(one)}"
+    assert change_branch("approve", "prod", other) == f"ichor/approve-web-a-b-{digest(other)}"
+    assert change_branch("approve", "prod", one) != change_branch("approve", "prod", other)
 
 
 def test_two_kinds_of_one_name_get_different_branches() -> None:
     deployment = ("apps", "Deployment", "web", "frontend")
     service = ("", "Service", "web", "frontend")
-    assert change_branch("delete", deployment) != change_branch("delete", service)
+    assert change_branch("delete", "prod", deployment) != change_branch("delete", "prod", service)
     widgets = [("example.com", "Widget", "web", "w"), ("other.example.com", "Widget", "web", "w")]
-    assert len({change_branch("delete", w) for w in widgets}) == 2
+    assert len({change_branch("delete", "prod", w) for w in widgets}) == 2
 
 
 def test_characters_outside_the_alphabet_are_sanitized_and_the_hash_keeps_them_apart() -> None:
     dotted, dashed = ("", "ConfigMap", "web", "front.end"), ("", "ConfigMap", "web", "front-end")
-    assert change_branch("approve", dotted) == f"ichor/approve-web-front-end-{digest(dotted)}"
-    assert change_branch("approve", dotted) != change_branch("approve", dashed)
+    assert (
+        change_branch("approve", "prod", dotted) == f"ichor/approve-web-front-end-{digest(dotted)}"
+    )
+    assert change_branch("approve", "prod", dotted) != change_branch("approve", "prod", dashed)
 
 
 def test_a_long_name_is_cut_to_100_bytes_with_its_hash() -> None:
     long = ("", "ConfigMap", "web", "n" * 253)
-    got = change_branch("reject", long)
+    got = change_branch("reject", "prod", long)
     assert len(got.encode()) == MAX_BRANCH_BYTES
     assert got.startswith("ichor/reject-web-nnn") and got.endswith("-" + digest(long))
-    assert got != change_branch("reject", ("", "ConfigMap", "web", "n" * 252))
+    assert got != change_branch("reject", "prod", ("", "ConfigMap", "web", "n" * 252))
 
 
 @pytest.mark.parametrize(
@@ -83,7 +88,7 @@ def test_a_long_name_is_cut_to_100_bytes_with_its_hash() -> None:
     ],
 )
 def test_every_branch_is_a_valid_short_ref(namespace: str, name: str) -> None:
-    got = change_branch("approve", ("", "ConfigMap", namespace, name))
+    got = change_branch("approve", "prod", ("", "ConfigMap", namespace, name))
     assert VALID.match(got), got
     assert len(got.encode()) <= MAX_BRANCH_BYTES
     assert ".." not in got and not got.endswith(("-", "/", ".lock"))
@@ -96,38 +101,38 @@ def _part(rng: random.Random) -> str:
     return "".join(rng.choice(alphabet) for _ in range(size))
 
 
-def test_branches_are_injective_on_identities_per_verb() -> None:
+def test_branches_are_injective_on_targets_and_identities_per_verb() -> None:
     """Property-style over identities built to collide: short parts of ``a``, ``b`` and
     ``-`` (so many join alike), several kinds and groups, cluster-scoped ones, long ones."""
     rng = random.Random(20)
-    identities: set[Identity] = set()
-    while len(identities) < 20_000:
+    subjects: set[tuple[str, Identity]] = set()
+    while len(subjects) < 20_000:
         group, kind = rng.choice(KINDS)
         namespace = "" if rng.random() < 0.1 else _part(rng)
-        identities.add((group, kind, namespace, _part(rng)))
+        subjects.add((rng.choice(("prod", "staging")), (group, kind, namespace, _part(rng))))
     for verb in ("approve", "delete"):
-        seen: dict[str, Identity] = {}
-        for identity in identities:
-            branch = change_branch(verb, identity)
-            assert seen.setdefault(branch, identity) == identity, (branch, identity)
+        seen: dict[str, tuple[str, Identity]] = {}
+        for subject in subjects:
+            branch = change_branch(verb, *subject)
+            assert seen.setdefault(branch, subject) == subject, (branch, subject)
             assert VALID.match(branch) and len(branch.encode()) <= MAX_BRANCH_BYTES, branch
         # The generator made them collide where the hash does not: the readable parts alone
         # would have given many of them one branch.
         readable = Counter(branch.rpartition("-")[0] for branch in seen)
         shared = sum(count for count in readable.values() if count > 1)
-        assert shared > len(identities) / 2, shared
+        assert shared > len(subjects) / 2, shared
 
 
 def test_the_same_object_gets_the_same_branch_in_every_process() -> None:
     """Pinned: a branch is a name other processes, hosts and releases must find again."""
-    assert change_branch("approve", ("", "ConfigMap", "web", "settings")) == (
-        "ichor/approve-web-settings-bd9584ad"
+    assert change_branch("approve", "prod", ("", "ConfigMap", "web", "settings")) == (
+        "ichor/approve-web-settings-00e2e604"
     )
-    assert change_branch("delete", ("apps", "Deployment", "web", "frontend")) == (
-        "ichor/delete-web-frontend-955fa9b8"
+    assert change_branch("delete", "prod", ("apps", "Deployment", "web", "frontend")) == (
+        "ichor/delete-web-frontend-722fc79e"
     )
-    assert change_branch("delete", ("", "Service", "web", "frontend")) == (
-        "ichor/delete-web-frontend-e9080691"
+    assert change_branch("delete", "prod", ("", "Service", "web", "frontend")) == (
+        "ichor/delete-web-frontend-441692b2"
     )
 
 

@@ -60,8 +60,8 @@ def test_approve_sets_the_state_the_reason_and_allowed_fields_only() -> None:
     change = ObjectChange("approve", None, "node-1", "maria", fields=(("spec.role", "cp"),))
     got = plan_object(change, config, report, files.get)
     assert isinstance(got, Planned), got
-    assert got.branch == "ichor/approve-_cluster-node-1-322bb5e8"
-    assert got.marker == ("approve", ("talos.dev", "TalosMachine", "", "node-1"))
+    assert got.branch == "ichor/approve-_cluster-node-1-c8d6c944"
+    assert got.marker == ("approve", "prod", ("talos.dev", "TalosMachine", "", "node-1"))
     assert got.title == "ichor: approve TalosMachine _/node-1"
     edited = got.changes[MACHINE_PATH]
     assert edited is not None
@@ -165,3 +165,25 @@ def test_two_objects_never_get_one_branch() -> None:
     assert branch("Deployment", "web", "frontend") != branch("Service", "web", "frontend")
     # One object, named with or without its group: one branch.
     assert branch("Deployment", "web", "frontend") == branch("Deployment.apps", "web", "frontend")
+
+
+def test_one_identity_in_two_targets_gets_a_branch_each() -> None:
+    """``/approve web/settings in prod`` and ``... in staging`` are two changes of two files:
+    one branch would answer the second with the first one's pull request."""
+    config = parse_config(
+        b"version: 1\ntargets:\n  - {name: prod, path: clusters/prod}\n"
+        b"  - {name: staging, path: clusters/staging}\n"
+    ).config
+    assert config is not None
+    files = {f"clusters/{t}/v1/configmaps/web/settings.yaml": CM for t in ("prod", "staging")}
+    report = run_gate(Snapshot.from_files(files), config.gate_policy())
+
+    def planned(target: str) -> Planned:
+        change = ObjectChange("delete", "web", "settings", "maria", kind="ConfigMap", target=target)
+        got = plan_object(change, config, report, files.get)
+        assert isinstance(got, Planned), got
+        return got
+
+    prod, staging = planned("prod"), planned("staging")
+    assert prod.branch != staging.branch
+    assert prod.marker != staging.marker

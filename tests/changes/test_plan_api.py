@@ -60,7 +60,7 @@ def test_update_sets_only_the_named_fields() -> None:
     change = ObjectChange("update", None, "node-1", "maria", fields=(("role", "cp"),))
     got = plan_object(change, config, report, files.get)
     assert isinstance(got, Planned), got
-    assert got.branch == "ichor/update-_cluster-node-1-322bb5e8"
+    assert got.branch == "ichor/update-_cluster-node-1-c8d6c944"
     assert got.title == "ichor: update TalosMachine _/node-1"
     edited = got.changes[MACHINE_PATH]
     assert edited == MACHINE.replace(b"role: worker", b"role: cp")  # no state, no decision
@@ -113,8 +113,8 @@ def test_create_writes_a_new_file_in_the_strict_target() -> None:
     got = plan_create(change, config, report, files.get)
     assert isinstance(got, Planned), got
     assert got.target.name == "prod"
-    assert got.branch == "ichor/create-_cluster-node-2-9919950b"
-    assert got.marker == ("create", ("talos.dev", "TalosMachine", "", "node-2"))
+    assert got.branch == "ichor/create-_cluster-node-2-53986159"
+    assert got.marker == ("create", "prod", ("talos.dev", "TalosMachine", "", "node-2"))
     assert got.title == "ichor: create TalosMachine _/node-2"
     data = got.changes["clusters/prod/machines/node-2.yaml"]
     assert data is not None
@@ -129,7 +129,7 @@ def test_create_of_a_namespaced_object_names_the_namespace_in_the_branch() -> No
     document["metadata"]["namespace"] = "racks"
     got = plan_create(CreateChange(document, "maria"), config, report, files.get)
     assert isinstance(got, Planned), got
-    assert got.branch == "ichor/create-racks-node-3-04914f82"
+    assert got.branch == "ichor/create-racks-node-3-d20d5400"
     assert list(got.changes) == ["clusters/prod/machines/node-3.yaml"]
 
 

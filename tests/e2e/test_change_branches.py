@@ -321,8 +321,8 @@ def test_two_objects_asked_for_at_once_get_a_pull_request_each(
     assert sorted(changed(forge, branch)[0] for branch, _ in opened) == [DEPLOYMENT, SERVICE]
 
 
-DEPLOYMENT_MARKER = '<!-- ichor:change delete ["apps","Deployment","web","frontend"] -->'
-SERVICE_BRANCH = "ichor/delete-web-frontend-e9080691"  # the Service's, as branch.py makes it
+DEPLOYMENT_MARKER = '<!-- ichor:change delete ["prod","apps","Deployment","web","frontend"] -->'
+SERVICE_BRANCH = "ichor/delete-web-frontend-441692b2"  # the Service's, as branch.py makes it
 
 
 @pytest.mark.parametrize(
@@ -330,7 +330,7 @@ SERVICE_BRANCH = "ichor/delete-web-frontend-e9080691"  # the Service's, as branc
     [
         (
             f"{DEPLOYMENT_MARKER}\nDeletes Deployment web/frontend.",
-            "it is for delete Deployment.apps web/frontend",
+            "it is for delete Deployment.apps web/frontend in prod",
         ),
         (
             "Someone rewrote this description.",
@@ -347,7 +347,7 @@ def test_a_pull_request_on_the_branch_that_is_not_this_objects_is_never_returned
     reply = forge.ask("/ichor delete Service web/frontend")
     refusal = (
         f"{url} is open on {SERVICE_BRANCH}, and it is not the pull request for delete "
-        f"Service web/frontend ({why}): nothing was pushed while it is open"
+        f"Service web/frontend in prod ({why}): nothing was pushed while it is open"
     )
     assert reply == f"`/delete` changed nothing: {plain(refusal)}."
     # Not that pull request's URL as this object's, and its branch is where it was.

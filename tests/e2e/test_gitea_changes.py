@@ -65,7 +65,7 @@ WIDGET_TEXT = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, nam
 AUTHOR, MAINTAINER, READER = "alice", "maria", "rita"
 NUMBER = 7
 APPROVE = "/approve web/settings mode=canary"
-BRANCH = "ichor/approve-web-settings-bd9584ad"  # the readable part, the identity's hash
+BRANCH = "ichor/approve-web-settings-00e2e604"  # the readable part, the identity's hash
 IDENTITY = "ichor-bot <ichor-bot@users.noreply.127.0.0.1>"  # the token's user, on the forge's host
 
 
@@ -178,7 +178,7 @@ def pr(fake: FakeGitea, bot: Bot, tmp_path: Path) -> Changes:
 
 
 def approve_body(link: str) -> str:
-    return f"""<!-- ichor:change approve ["","ConfigMap","web","settings"] -->
+    return f"""<!-- ichor:change approve ["prod","","ConfigMap","web","settings"] -->
 Marks ConfigMap web/settings as approved.
 
 Requested by maria in [this comment]({link}).

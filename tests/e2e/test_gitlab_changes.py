@@ -20,7 +20,7 @@ from tests.e2e.gitlab_commands import MAINTAINER, READER, forget_commands_state
 from tests.e2e.harness import Bot, running_bot
 from tests.fakeforge.gitlab import FakeGitLab
 
-BRANCH = "ichor/approve-web-settings-bd9584ad"  # the readable part, the identity's hash
+BRANCH = "ichor/approve-web-settings-00e2e604"  # the readable part, the identity's hash
 APPROVE = "/ichor approve web/settings mode=canary"  # GitLab runs its own /approve first
 APPROVED = (
     ORIGINAL.replace("mode: prod", "mode: canary").replace("state: pending", "state: approved")
@@ -107,7 +107,7 @@ def test_approve_opens_one_merge_request_then_finds_it(scenario: ChangeScenario)
     assert mr["sha"] == scenario.rev(BRANCH)
     assert mr["title"] == "ichor: approve ConfigMap web/settings"
     assert mr["description"] == (
-        '<!-- ichor:change approve ["","ConfigMap","web","settings"] -->\n'
+        '<!-- ichor:change approve ["prod","","ConfigMap","web","settings"] -->\n'
         "Marks ConfigMap web/settings as approved.\n\n"
         f"Requested by maintainer in [this comment]({note}).\n\n"
         "### Impact\n\n"
@@ -300,7 +300,7 @@ def test_a_change_the_gate_would_refuse_is_not_pushed(scenario: ChangeScenario) 
     # The Widget itself may go: the result is accepted, and the file is removed.
     reply, _ = scenario.ask(50, "/delete Widget web/small in prod")
     (mr,) = scenario.change_mrs()
-    branch = "ichor/delete-web-small-6ca018ba"
+    branch = "ichor/delete-web-small-6b09f221"
     assert mr["source_branch"] == branch and mr["target_branch"] == "main"
     assert reply == f"Opened {mr['web_url']} for `/delete`."
     main = scenario.rev("main")

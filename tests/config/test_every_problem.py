@@ -62,7 +62,7 @@ def test_a_field_that_cannot_be_read_leaves_the_target_s_other_fields_in_the_rul
 
 
 def test_a_target_that_is_not_a_mapping_leaves_the_others_checked() -> None:
-    document = "version: 1\ntargets:\n  - just text\n  - {name: a, path: x}\n  - {name: a, path: x}\n"
+    document = "version: 1\ntargets:\n  - just text\n" + "  - {name: a, path: x}\n" * 2
     assert kinds(document) == [
         "invalid-value",
         "duplicate-target-name",

@@ -138,7 +138,7 @@ def run_check(
     with open_snapshot(scope.repo, rev) as snapshot:
         if scope.paths is not None:
             require_present(snapshot, scope, rev)
-        targets = resolve_targets(snapshot, scope.repo, adhoc)
+        targets = resolve_targets(snapshot, scope.repo, adhoc, rev)
         if targets.policy is None:
             return Report(revision=snapshot.revision, config_issues=targets.config_issues), ()
         policy = dataclasses.replace(targets.policy, max_yaml_bytes=max_yaml_bytes)

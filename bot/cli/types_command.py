@@ -88,7 +88,7 @@ def collect_types(
 ) -> list[TargetTypes]:
     adhoc = adhoc_target(target, capabilities) if target is not None else None
     with open_snapshot(repo, rev) as snapshot:
-        targets = resolve_targets(snapshot, repo, adhoc)
+        targets = resolve_targets(snapshot, repo, adhoc, rev)
         if targets.policy is None:
             for issue in targets.config_issues:
                 print(f"ichor-bot: error: {config_issue_line(issue)}", file=sys.stderr)

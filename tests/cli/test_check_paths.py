@@ -64,5 +64,5 @@ def test_locate_without_a_repository(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="is in no repository"):
         locate([str(tmp_path / "f.yaml")], tmp_path)
     # What does not exist is said first: it is the mistake, not the missing repository.
-    with pytest.raises(UsageError, match="g.yaml: no such file or directory"):
+    with pytest.raises(UsageError, match=r"g\.yaml: no such file or directory"):
         locate([str(tmp_path / "g.yaml")], tmp_path)

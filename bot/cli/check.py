@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from bot.cli.check_paths import CheckScope, locate, require_present, select_targets
 from bot.cli.targets import (
@@ -30,6 +31,7 @@ from bot.render import (
     report_to_sarif,
     report_to_text,
 )
+from bot.render.sarif import DOCS_URL
 from bot.render.text import config_issue_line
 from bot.state.facts_disk import DirectoryFactsCache
 
@@ -42,8 +44,9 @@ FORMATS: Mapping[str, Callable[[Report], str]] = {
 }
 _FORMAT_HELP = (
     "text: verdicts, issues grouped by code and the fix for each, for a person; json: the "
-    "report; sarif: SARIF 2.1.0 for code scanning; github: GitHub Actions annotations; brief: "
-    "one 'path:line: code: message' line per issue (default: text)"
+    "report; sarif: SARIF 2.1.0 for code scanning, its help links under ICHOR_DOCS_URL (this "
+    "version's README); github: GitHub Actions annotations; brief: one 'path:line: code: "
+    "message' line per issue (default: text)"
 )
 
 EXAMPLES = """\
@@ -138,7 +141,7 @@ def run_check(
     with open_snapshot(scope.repo, rev) as snapshot:
         if scope.paths is not None:
             require_present(snapshot, scope, rev)
-        targets = resolve_targets(snapshot, scope.repo, adhoc)
+        targets = resolve_targets(snapshot, scope.repo, adhoc, rev)
         if targets.policy is None:
             return Report(revision=snapshot.revision, config_issues=targets.config_issues), ()
         policy = dataclasses.replace(targets.policy, max_yaml_bytes=max_yaml_bytes)
@@ -164,9 +167,24 @@ def exit_status(report: Report, *, fail_on_warning: bool) -> int:
     return code
 
 
+def sarif_docs_url(environ: Mapping[str, str]) -> str:
+    """``ICHOR_DOCS_URL``: where README.md and docs/ are for SARIF's links, when not this
+    version's (a fork, a mirror); SARIF's links are absolute URIs."""
+    value = environ.get("ICHOR_DOCS_URL")
+    if not value:
+        return DOCS_URL
+    parts = urlsplit(value)
+    if not (parts.scheme and parts.netloc):
+        raise UsageError(
+            f"ICHOR_DOCS_URL {value!r} must be an absolute URL (SARIF's links are), e.g. {DOCS_URL}"
+        )
+    return value if value.endswith("/") else f"{value}/"
+
+
 def run_check_command(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     if args.target is not None and len(args.paths) > 1:
         raise UsageError("with --path, give at most one PATH: the repository")
+    docs_url = sarif_docs_url(environ) if args.format == "sarif" else DOCS_URL
     if args.target is not None:
         scope = CheckScope(args.paths[0] if args.paths else ".", None)
     else:
@@ -193,6 +211,8 @@ def run_check_command(args: argparse.Namespace, environ: Mapping[str, str]) -> i
     elif args.format == "text":
         colour = use_colour(args.color, args.output, sys.stdout.isatty(), environ)
         write(report_to_text(report, colour=colour, quiet=args.quiet), args.output)
+    elif args.format == "sarif":
+        write(report_to_sarif(report, docs_url=docs_url), args.output)
     else:
         write(FORMATS[args.format](report), args.output)
     return exit_status(report, fail_on_warning=args.fail_on_warning)

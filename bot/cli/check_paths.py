@@ -48,6 +48,8 @@ def locate(arguments: Sequence[str], cwd: Path) -> CheckScope:
     if root is None:
         if len(arguments) == 1 and absolute[0].is_dir():
             return CheckScope(arguments[0], None)  # its own errors say what is missing
+        if not os.path.lexists(absolute[0]):  # the typo, before the repository it is not in
+            raise UsageError(f"{arguments[0]}: no such file or directory")
         raise UsageError(
             f"{arguments[0]} is in no repository: no {CONFIG_FILE} or .git in its directory "
             "or above"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from dataclasses import dataclass
 
@@ -70,6 +71,8 @@ def read_capabilities_file(path: str | None, target: str | None) -> Capabilities
 
 def open_snapshot(repo: str, rev: str | None) -> Snapshot:
     """The git objects at ``rev``, or the directory as it is on disk when ``rev`` is None."""
+    if not os.path.lexists(repo):
+        raise UsageError(f"{repo}: no such file or directory")
     if rev is not None:
         return GitRepository(repo).snapshot(rev)
     return read_directory(repo)
@@ -109,17 +112,38 @@ class Targets:
     config_issues: tuple[ConfigIssue, ...] = ()
 
 
-def resolve_targets(snapshot: Snapshot, repo: str, adhoc: TargetPolicy | None) -> Targets:
+def resolve_targets(
+    snapshot: Snapshot, repo: str, adhoc: TargetPolicy | None, rev: str | None = None
+) -> Targets:
     """``--path``'s target when given (see :func:`adhoc_target`), else ``.ichor.yaml``'s."""
     if adhoc is not None:
         _require_directory(snapshot, adhoc.path, repo)
         return Targets(GatePolicy((adhoc,)))
     result = load_config(snapshot)
     if not result.present:
+        if rev is not None:
+            _require_committed_config(repo, rev)
         hint = "add one, or pass --path TARGET to work on one path without configuration"
         if snapshot.get(MISNAMED_CONFIG_FILE) is not None:
             hint = f"found {MISNAMED_CONFIG_FILE}: rename it to {CONFIG_FILE}, the only name read"
-        raise UsageError(f"no {CONFIG_FILE} in {repo}; {hint}")
+        at = f" at {rev}" if rev is not None else ""
+        raise UsageError(f"no {CONFIG_FILE} in {repo}{at}; {hint}")
     if result.config is None:
         return Targets(None, result.issues)
     return Targets(result.config.gate_policy())
+
+
+def _require_committed_config(repo: str, rev: str) -> None:
+    """With ``--rev``, a configuration written but not committed is the likely mistake (the
+    first run in a new repository): say so rather than that there is none."""
+    if not os.path.lexists(os.path.join(repo, CONFIG_FILE)):
+        return
+    state = (
+        "it is staged but not committed"
+        if GitRepository(repo).in_index(CONFIG_FILE)
+        else "the one on disk is not committed"
+    )
+    raise UsageError(
+        f"no {CONFIG_FILE} at {rev}: {state}; commit it, or leave out --rev to check the files "
+        "on disk"
+    )

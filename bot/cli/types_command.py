@@ -27,7 +27,7 @@ from bot.paths import display_path
 from bot.registry.capabilities import Capabilities, CapabilitiesError
 from bot.registry.model import TypeRecord
 from bot.render.as_json import dumps, report_path
-from bot.render.text import config_issue_line
+from bot.render.text import config_issue_line, counted
 
 TYPES_JSON_VERSION = 1
 
@@ -88,13 +88,12 @@ def collect_types(
 ) -> list[TargetTypes]:
     adhoc = adhoc_target(target, capabilities) if target is not None else None
     with open_snapshot(repo, rev) as snapshot:
-        targets = resolve_targets(snapshot, repo, adhoc)
+        targets = resolve_targets(snapshot, repo, adhoc, rev)
         if targets.policy is None:
             for issue in targets.config_issues:
                 print(f"ichor-bot: error: {config_issue_line(issue)}", file=sys.stderr)
-            raise UsageError(
-                f"{CONFIG_FILE} has {len(targets.config_issues)} issue(s); fix it first"
-            )
+            count = counted(len(targets.config_issues), "error")
+            raise UsageError(f"{CONFIG_FILE} has {count}; fix it first")
         return [_target_types(snapshot, t) for t in targets.policy.targets]
 
 

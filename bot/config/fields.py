@@ -28,18 +28,19 @@ def field_path(value: str) -> str:
 
 def repeated_fields(
     index: int,
-    field: str,
+    field: str | None,
     reason_field: str | None,
-    fields: Sequence[str],
+    fields: Sequence[str | None],
     root: yaml.Node | None = None,
 ) -> list[ConfigIssue]:
     """Issues for target ``index``'s approval: ``reasonField`` and each entry of ``fields``
     differ from ``field`` (which ``/approve`` itself sets), and ``fields`` lists no field
-    twice. ``root`` (the composed document) gives each issue its line."""
+    twice. None is a value that could not be read (its own issue): it is compared with
+    nothing. ``root`` (the composed document) gives each issue its line."""
     where = f"targets[{index}].approval"
     loc: tuple[int | str, ...] = ("targets", index, "approval")
     issues: list[ConfigIssue] = []
-    if reason_field == field:
+    if reason_field is not None and reason_field == field:
         issues.append(
             ConfigIssue(
                 "duplicate-approval-field",
@@ -50,6 +51,8 @@ def repeated_fields(
         )
     seen: dict[str, int] = {}
     for n, name in enumerate(fields):
+        if name is None:
+            continue
         if name == field:
             why = "is the approval field itself, which /approve sets"
         elif name in seen:

@@ -2,41 +2,34 @@
 
 The file comes from the repository, so it is untrusted: it is size-bounded, parsed with the
 safe loader, bounded in how far aliases expand, and validated strictly (unknown keys and wrong
-types are issues, never silently coerced). Cross-target rules (unique names, non-overlapping
-paths, capabilities outside every target) are checked once each target is valid on its own.
+types are issues, never silently coerced). Every problem is reported in one run: a key written
+twice is found on the node tree, so the rest is still validated; the schema reports every bad
+field; and the rules across targets (:mod:`bot.config.across`) run on every value that could
+be read.
 """
 
 from __future__ import annotations
 
-import re
 import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    field_validator,
-)
-from pydantic_core import PydanticCustomError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from bot.config.fields import field_path, repeated_fields
+from bot.config import values
+from bot.config.across import approval_field_issues, cross_target_issues, read_targets
+from bot.config.fields import field_path
 from bot.config.messages import did_you_mean, line_of, plain_message
-from bot.config.paths import check_placement, normalize_repo_path
+from bot.config.values import TARGET_NAME_PATTERN as TARGET_NAME_PATTERN  # read here by others
 from bot.gate.policy import CONFIG_FILE, DEFAULT_PLACEMENT, GatePolicy, TargetPolicy
 from bot.gate.report import ConfigIssue
 from bot.git.snapshot import EntryKind, Snapshot
-from bot.paths import is_within
 
 MAX_CONFIG_BYTES = 1 << 20
 # Values visited while walking the loaded document; aliases count each time they are reached.
 MAX_CONFIG_VALUES = 100_000
-TARGET_NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
 
 
 def _make_repr() -> reprlib.Repr:
@@ -55,6 +48,8 @@ class _Model(BaseModel):
 
 
 FieldPath = Annotated[str, Field(min_length=1), AfterValidator(field_path)]
+# One check per value, shared with the rules across targets (bot.config.values).
+RepoPath = Annotated[str, AfterValidator(values.repo_path)]
 
 
 class Approval(_Model):
@@ -62,54 +57,16 @@ class Approval(_Model):
     field: FieldPath
     reasonField: FieldPath | None = None  # /reject's reason, or who approved
     fields: list[FieldPath] | None = None  # what field=value of /approve may also set
-    newFilePath: str | None = None
-
-    @field_validator("newFilePath")
-    @classmethod
-    def _path(cls, value: str | None) -> str | None:
-        return None if value is None else _as_path(value)
+    newFilePath: RepoPath | None = None
 
 
 class Target(_Model):
-    name: str
-    path: str
+    name: Annotated[str, AfterValidator(values.target_name)]
+    path: RepoPath
     mode: Literal["relaxed", "strict"] = "relaxed"
-    placement: str = DEFAULT_PLACEMENT
-    capabilities: str | None = None
+    placement: Annotated[str, AfterValidator(values.placement)] = DEFAULT_PLACEMENT
+    capabilities: Annotated[str, AfterValidator(values.capabilities_path)] | None = None
     approval: Approval | None = None
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not re.fullmatch(TARGET_NAME_PATTERN, value):
-            raise PydanticCustomError(
-                "invalid-target-name",
-                "must be 1-63 characters of [a-z0-9-], starting and ending with a letter or digit",
-            )
-        return value
-
-    @field_validator("path")
-    @classmethod
-    def _path(cls, value: str) -> str:
-        return _as_path(value)
-
-    @field_validator("capabilities")
-    @classmethod
-    def _capabilities(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        path = _as_path(value)
-        if path == "":
-            raise PydanticCustomError("invalid-path", "must name a file, not the repository root")
-        return path
-
-    @field_validator("placement")
-    @classmethod
-    def _placement(cls, value: str) -> str:
-        try:
-            return check_placement(value)
-        except ValueError as exc:
-            raise PydanticCustomError("invalid-placement", str(exc)) from None
 
 
 class Commands(_Model):
@@ -131,13 +88,6 @@ class IchorConfig(_Model):
                 for t in self.targets
             )
         )
-
-
-def _as_path(value: str) -> str:
-    try:
-        return normalize_repo_path(value)
-    except ValueError as exc:
-        raise PydanticCustomError("invalid-path", str(exc)) from None
 
 
 _KEYS: dict[str, tuple[str, ...]] = {
@@ -173,7 +123,7 @@ def load_config(snapshot: Snapshot) -> ConfigResult:
 
 def parse_config(data: bytes) -> ConfigResult:
     try:
-        document = yaml.load(data, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+        document = yaml.load(data, Loader=_SAFE_LOADER)  # noqa: S506 - the safe loader
     except yaml.MarkedYAMLError as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark else None
         where = f"line {line}: " if line else ""
@@ -190,83 +140,18 @@ def parse_config(data: bytes) -> ConfigResult:
         )
     if _too_big(document):
         return _failed("invalid-value", "the document expands to too many values (aliases?)")
+    root = _compose(data)
+    issues = _keys_written_twice(root)
+    config: IchorConfig | None = None
     try:
         config = IchorConfig.model_validate(document)
     except ValidationError as exc:
-        root = _compose(data)
-        return ConfigResult(True, None, tuple(_from_error(e, root) for e in exc.errors()))
-    root = _compose(data)
-    issues = cross_target_issues(config, root) + approval_field_issues(config, root)
-    return ConfigResult(True, None if issues else config, issues)
-
-
-def cross_target_issues(
-    config: IchorConfig, root: yaml.Node | None = None
-) -> tuple[ConfigIssue, ...]:
-    """Rules across targets; ``root`` (the composed document) gives each issue its line."""
-    issues: list[ConfigIssue] = []
-    targets = config.targets
-    for j, later in enumerate(targets):
-        for i in range(j):
-            earlier = targets[i]
-            if later.name == earlier.name:
-                issues.append(
-                    ConfigIssue(
-                        "duplicate-target-name",
-                        f"targets[{j}].name: '{later.name}' is already the name of targets[{i}]",
-                        line=line_of(root, ("targets", j, "name")),
-                    )
-                )
-            if is_within(later.path, earlier.path) or is_within(earlier.path, later.path):
-                issues.append(
-                    ConfigIssue(
-                        "overlapping-target-paths",
-                        f"targets[{j}].path: '{_shown(later.path)}' (target '{later.name}') "
-                        f"{_relation(later.path, earlier.path)} targets[{i}].path "
-                        f"'{_shown(earlier.path)}' (target '{earlier.name}'); one directory "
-                        "can belong to one target only",
-                        line=line_of(root, ("targets", j, "path")),
-                    )
-                )
-    for j, target in enumerate(targets):
-        if target.capabilities is None:
-            continue
-        for owner in targets:
-            if is_within(target.capabilities, owner.path):
-                issues.append(
-                    ConfigIssue(
-                        "capabilities-inside-target",
-                        f"targets[{j}].capabilities: '{target.capabilities}' is inside the path "
-                        f"'{_shown(owner.path)}' of target '{owner.name}'; keep it outside every "
-                        "target path",
-                        line=line_of(root, ("targets", j, "capabilities")),
-                    )
-                )
-    return tuple(issues)
-
-
-def approval_field_issues(
-    config: IchorConfig, root: yaml.Node | None = None
-) -> tuple[ConfigIssue, ...]:
-    """Each field an approval PR writes is named once (:func:`repeated_fields`)."""
-    return tuple(
-        issue
-        for j, t in enumerate(config.targets)
-        if t.approval is not None
-        for issue in repeated_fields(
-            j, t.approval.field, t.approval.reasonField, t.approval.fields or (), root
-        )
-    )
-
-
-def _relation(path: str, other: str) -> str:
-    if path == other:
-        return "is the same path as"
-    return "is inside" if is_within(path, other) else "contains"
-
-
-def _shown(path: str) -> str:
-    return path or "."
+        issues.extend(_from_error(e, root) for e in exc.errors())
+    targets = read_targets(document)
+    issues += cross_target_issues(targets, root) + approval_field_issues(targets, root)
+    # In the file's order, as a compiler lists them (stable: one line keeps the rules' order).
+    issues.sort(key=lambda issue: issue.line or 0)
+    return ConfigResult(True, None if issues else config, tuple(issues))
 
 
 def _failed(kind: str, message: str) -> ConfigResult:
@@ -291,7 +176,7 @@ def _allowed_keys(parent: tuple[int | str, ...]) -> tuple[str, ...]:
 def _compose(data: bytes) -> yaml.Node | None:
     """The node tree, for line numbers; aliases stay shared nodes, so this is linear."""
     try:
-        node: yaml.Node | None = yaml.compose(data, Loader=_StrictLoader)
+        node: yaml.Node | None = yaml.compose(data, Loader=_SAFE_LOADER)
     except (yaml.YAMLError, ValueError, RecursionError):
         return None
     return node
@@ -335,18 +220,36 @@ def _too_big(document: object) -> bool:
     return False
 
 
-class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """The safe loader, refusing a key written twice in one mapping (YAML says it is an error)."""
+def _keys_written_twice(root: yaml.Node | None) -> list[ConfigIssue]:
+    """A key twice in one mapping: YAML calls it an error, and the loader keeps the last
+    value. It is found on the node tree, so the rest of the file is still validated."""
+    issues: list[ConfigIssue] = []
+    stack = [] if root is None else [root]
+    visited: set[int] = set()  # an alias is the node it names: each node is walked once
+    while stack:
+        node = stack.pop()
+        if id(node) in visited:
+            continue
+        visited.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            keys: set[str] = set()
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.tag == _STR_TAG:
+                    if key.value in keys:
+                        line = key.start_mark.line + 1
+                        issues.append(
+                            ConfigIssue(
+                                "invalid-yaml",
+                                f"line {line}: key '{key.value}' appears twice in one mapping",
+                                line=line,
+                            )
+                        )
+                    keys.add(key.value)
+                stack += (key, value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return sorted(issues, key=lambda issue: issue.line or 0)
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if isinstance(key, str) and key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"key '{key}' appears twice in one mapping", key_node.start_mark
-                )
-            if isinstance(key, str):
-                seen.add(key)
-        result: dict[Any, Any] = super().construct_mapping(node, deep=deep)
-        return result
+
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_STR_TAG = "tag:yaml.org,2002:str"

@@ -124,8 +124,8 @@ CODES: dict[IssueCode, CodeInfo] = {
     ),
     IssueCode.EMPTY_TARGET: CodeInfo(
         Severity.WARNING,
-        "A configured target path holds no entry: a typo in the path, or a target not yet "
-        "bootstrapped.",
+        "A configured target path that does not exist or holds no entry: a typo in the path, "
+        "or a target not yet bootstrapped.",
         "Check the target's path in .ichor.yaml; nothing is refused until files arrive.",
     ),
 }

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from bot.errors import IchorError
 from bot.gate.codes import IssueCode
+from bot.gate.empty_target import empty_target_issue
 from bot.gate.policy import CONFIG_FILE, MAX_IGNORE_FILE_BYTES, TargetPolicy
 from bot.gate.report import Issue, Role, TargetReport, empty_counts
 from bot.gate.unused_ignore import unused_pattern_issues
@@ -83,9 +84,7 @@ def classify_target(snapshot: Snapshot, target: TargetPolicy) -> StructuralResul
     issues.extend(unused_pattern_issues(ignore_file, applied, matcher, rels))
     if not path_issues and not any(counts.values()):
         # A typo in .ichor.yaml would otherwise be accepted with nothing checked.
-        shown = display_path(target.path) if target.path else "."
-        message = f"no entries under {shown}; is the path right?"
-        issues.append(Issue.of(IssueCode.EMPTY_TARGET, target.path, message))
+        issues.append(empty_target_issue(snapshot, target.path))
     issues.sort(key=Issue.sort_key)
     report = TargetReport(
         name=target.name,

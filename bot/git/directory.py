@@ -20,20 +20,24 @@ def read_directory(root: str | os.PathLike[str]) -> Snapshot:
     if not top.is_dir():
         raise NotARepositoryError(f"{top}: not a directory")
     entries: list[Entry] = []
-    # Depth first with a stack of listings, not recursion: a tree may be thousands deep.
-    stack = [(b"", iter(_list(os.fsencode(top), b"")))]
+    empty: set[str] = set()
+    # Depth first with a stack of listings, not recursion: a tree may be thousands deep. Each
+    # listing keeps the count of entries before it: none added under it means it is empty.
+    stack = [(b"", iter(_list(os.fsencode(top), b"")), 0)]
     while stack:
-        rel_dir, children = stack[-1]
+        rel_dir, children, before = stack[-1]
         child = next(children, None)
         if child is None:
             stack.pop()
+            if rel_dir and len(entries) == before:
+                empty.add(decode_path(rel_dir))
             continue
         if not rel_dir and child.name == b".git":
             continue
         rel = rel_dir + b"/" + child.name if rel_dir else child.name
         if _add(child, rel, entries):
-            stack.append((rel, iter(_list(child.path, rel))))
-    return Snapshot(entries, revision=None)
+            stack.append((rel, iter(_list(child.path, rel)), len(entries)))
+    return Snapshot(entries, revision=None, empty_directories=frozenset(empty))
 
 
 def _list(abs_dir: bytes, rel_dir: bytes) -> list[os.DirEntry[bytes]]:

@@ -102,6 +102,11 @@ class GitRepository:
             raise RevisionNotFoundError(f"revision {rev!r} not found in {self.path}")
         raise RevisionNotFoundError(f"revision {rev!r} not found in {self.path} ({message})")
 
+    def in_index(self, path: str) -> bool:
+        """Whether ``path`` is in the index (staged, or committed and unchanged there)."""
+        proc = self._run("--literal-pathspecs", "ls-files", "-z", "--cached", "--", path)
+        return bool(proc.stdout)
+
     def merge_base(self, one: str, other: str) -> str | None:
         """The best common ancestor of two commits, or None when they share no history."""
         proc = self._run("merge-base", one, other, check=False)

@@ -55,11 +55,15 @@ class Snapshot:
         revision: str | None,
         closer: Callable[[], None] | None = None,
         batch_reader: Callable[[Sequence[Entry]], list[bytes]] | None = None,
+        empty_directories: frozenset[str] = frozenset(),
     ) -> None:
         entries.sort(key=lambda e: path_sort_key(e.path))
         self._entries = tuple(entries)
         self._by_path = {e.path: e for e in entries}
         self.revision = revision
+        # Directories holding no entry at any depth: only a directory on disk has them (git
+        # stores no directory), and they let a target path that is one be told from a typo.
+        self.empty_directories = empty_directories
         self._closer = closer
         self._batch_reader = batch_reader
 

@@ -1,7 +1,12 @@
-"""One line per issue, ``path:line: code: message``: for editors' quickfix lists and grep."""
+"""One line per issue, ``path:line: code: message``: for editors' quickfix lists and grep.
+
+A warning's message starts ``warning: `` (the word the other formats use), so a line that
+refuses nothing does not read as one that does; the code stays where grep and tools find it.
+"""
 
 from __future__ import annotations
 
+from bot.gate.codes import Severity
 from bot.gate.report import Issue, Report
 from bot.paths import display_path
 from bot.render.text import config_issue_line, one_line
@@ -11,7 +16,8 @@ def _line(issue: Issue) -> str:
     where = display_path(issue.path) or "."
     if issue.line:
         where += f":{issue.line}"
-    return f"{where}: {issue.kind.value}: {one_line(issue.message)}"
+    severity = "warning: " if issue.severity is Severity.WARNING else ""
+    return f"{where}: {issue.kind.value}: {severity}{one_line(issue.message)}"
 
 
 def report_to_brief(report: Report) -> str:

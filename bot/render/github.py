@@ -8,8 +8,8 @@ encoded there; a file name or message can then never end the command early or fo
 from __future__ import annotations
 
 from bot.gate.codes import Severity
-from bot.gate.report import ConfigIssue, Issue, Report, TargetReport, Verdict
-from bot.paths import display_path
+from bot.gate.report import ConfigIssue, Issue, Report, TargetReport
+from bot.render.text import verdict_line
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning"}
 
@@ -53,14 +53,10 @@ def _config_issue(issue: ConfigIssue) -> str:
 
 
 def report_to_github(report: Report) -> str:
-    """A plain verdict line per target (the log), then an annotation per issue."""
+    """A plain verdict line per target (the log, as the text report words it), then an
+    annotation per issue."""
     lines = [_config_issue(i) for i in report.config_issues]
     for target in report.targets:
-        verdict = "ACCEPTED" if target.verdict is Verdict.ACCEPTED else "REFUSED"
-        count = len(target.issues)
-        lines.append(
-            f"{verdict}  {target.name} ({display_path(target.path) if target.path else '.'}): "
-            f"{count} issue{'s' * (count != 1)}"
-        )
+        lines.append(verdict_line(target))
         lines.extend(_issue(i, target) for i in sorted(target.issues, key=Issue.sort_key))
     return "".join(f"{line}\n" for line in lines)

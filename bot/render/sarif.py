@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from bot import __version__
+from bot import PROJECT_URL, __version__
 from bot.gate.codes import CODES, IssueCode, Severity
 from bot.gate.report import Issue, Report
 from bot.paths import encode_path
@@ -14,19 +14,46 @@ from bot.render.as_json import dumps
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 CONFIG_RULE = "invalid-config"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning"}
+# Where README.md and docs/ are read: this version's tag, so a rule's help is the text of the
+# version that reported it. SARIF wants absolute URIs; `check` takes another from ICHOR_DOCS_URL.
+DOCS_URL = f"{PROJECT_URL}/blob/v{__version__}/"
+# The README section that explains each rule (GitHub's anchors of its headings; the test
+# checks each exists). A code not listed links to the table of every code.
+_HELP_SECTION = {
+    IssueCode.FOREIGN_FILE: "the-gate",
+    IssueCode.FOREIGN_SYMLINK: "the-gate",
+    IssueCode.FOREIGN_SUBMODULE: "the-gate",
+    IssueCode.EMPTY_TARGET: "the-gate",
+    IssueCode.IGNORE_SHADOWS_MANAGED: "gittargetignore",
+    IssueCode.UNUSED_IGNORE_PATTERN: "gittargetignore",
+    IssueCode.INVALID_YAML: "the-content-gate",
+    IssueCode.NON_KRM_YAML: "the-content-gate",
+    IssueCode.IMPURE_MANAGED_FILE: "the-content-gate",
+    IssueCode.DUPLICATE_IDENTITY: "the-content-gate",
+    IssueCode.MIXED_MANAGED_ALLOWLISTED: "the-content-gate",
+    IssueCode.UNSUPPORTED_KUSTOMIZE: "the-content-gate",
+    IssueCode.PLAINTEXT_SECRET: "the-content-gate",
+    IssueCode.FILE_TOO_LARGE: "the-content-gate",
+    IssueCode.IGNORED_MANAGED_OBJECT: "the-content-gate",
+    IssueCode.NOT_FOLLOWABLE: "types-ichor-bot-types",
+}
+_ALL_CODES_SECTION = "issue-codes"
+_CONFIG_SECTION = "configuration-ichoryaml"
 
 
 def _rule_name(code: str) -> str:
     return "".join(part.capitalize() for part in code.split("-"))
 
 
-def _rules() -> list[dict[str, Any]]:
+def _rules(docs_url: str) -> list[dict[str, Any]]:
+    readme = f"{docs_url}README.md"
     rules = [
         {
             "id": code.value,
             "name": _rule_name(code.value),
             "shortDescription": {"text": info.summary},
             "help": {"text": info.fix},
+            "helpUri": f"{readme}#{_HELP_SECTION.get(code, _ALL_CODES_SECTION)}",
             "defaultConfiguration": {"level": _LEVEL[info.severity]},
         }
         for code, info in CODES.items()
@@ -37,6 +64,7 @@ def _rules() -> list[dict[str, Any]]:
             "name": _rule_name(CONFIG_RULE),
             "shortDescription": {"text": "The repository's .ichor.yaml is not valid."},
             "help": {"text": "Fix the key named in the message."},
+            "helpUri": f"{readme}#{_CONFIG_SECTION}",
             "defaultConfiguration": {"level": "error"},
         }
     )
@@ -55,8 +83,9 @@ def _location(path: str, line: int | None) -> dict[str, Any]:
     return {"physicalLocation": physical}
 
 
-def report_to_sarif_dict(report: Report) -> dict[str, Any]:
-    rules = _rules()
+def report_to_sarif_dict(report: Report, *, docs_url: str = DOCS_URL) -> dict[str, Any]:
+    """``docs_url``: the absolute URL that README.md and docs/ are under, ending in '/'."""
+    rules = _rules(docs_url)
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     results: list[dict[str, Any]] = [
         {
@@ -76,6 +105,7 @@ def report_to_sarif_dict(report: Report) -> dict[str, Any]:
             "driver": {
                 "name": "ichor-bot",
                 "version": __version__,
+                "informationUri": f"{docs_url}README.md",
                 "rules": rules,
             }
         },
@@ -105,5 +135,5 @@ def _result(issue: Issue, target: str, index: dict[str, int]) -> dict[str, Any]:
     return result
 
 
-def report_to_sarif(report: Report) -> str:
-    return dumps(report_to_sarif_dict(report))
+def report_to_sarif(report: Report, *, docs_url: str = DOCS_URL) -> str:
+    return dumps(report_to_sarif_dict(report, docs_url=docs_url))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from bot.gate.codes import CODES, IssueCode
+from bot.gate.codes import CODES, IssueCode, Severity
 from bot.gate.fixes import append_lines_command, ignore_pattern_for, shell_word
 from bot.gate.report import ConfigIssue, Issue, Report, Role, TargetReport, Verdict
 from bot.ignore.rules import IGNORE_FILE
@@ -60,17 +60,23 @@ def _where(issue: Issue) -> str:
     return display_path(issue.path) + (f":{issue.line}" if issue.line else "")
 
 
-def _verdict_line(target: TargetReport, colour: bool) -> str:
+def counted(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
+def verdict_line(target: TargetReport, colour: bool = False) -> str:
+    """``REFUSED  prod (clusters/prod): 2 errors, 1 warning``: the words every format a person
+    reads uses (text, github), so an error is never called an issue in one and not the other."""
     accepted = target.verdict is Verdict.ACCEPTED
     verdict = _paint(
         "ACCEPTED" if accepted else "REFUSED", "accepted" if accepted else "refused", colour
     )
     path = display_path(target.path) if target.path else "."
-    errors = sum(1 for i in target.issues if i.severity.value == "error")
+    errors = sum(1 for i in target.issues if i.severity is Severity.ERROR)
     warnings = len(target.issues) - errors
-    tally = f"{errors} error{'s' * (errors != 1)}"
+    tally = counted(errors, "error")
     if warnings:
-        tally += f", {warnings} warning{'s' * (warnings != 1)}"
+        tally += f", {counted(warnings, 'warning')}"
     return f"{verdict}  {target.name} ({path}): {tally}"
 
 
@@ -94,7 +100,7 @@ def _issue_lines(issues: list[Issue]) -> list[str]:
 
 
 def _target_text(target: TargetReport, colour: bool) -> list[str]:
-    lines = [_verdict_line(target, colour), f"  {_counts(target)}"]
+    lines = [verdict_line(target, colour), f"  {_counts(target)}"]
     grouped: dict[IssueCode, list[Issue]] = defaultdict(list)
     for issue in sorted(target.issues, key=Issue.sort_key):
         grouped[issue.kind].append(issue)
@@ -113,14 +119,16 @@ def report_to_text(report: Report, *, colour: bool = False, quiet: bool = False)
     if report.revision and not quiet:
         lines.append(f"revision {report.revision}")
     if report.config_issues:
-        heading = f"CONFIGURATION ERROR  {len(report.config_issues)} issue(s) in .ichor.yaml"
+        # Every configuration problem is an error: it stops the check (exit 2).
+        count = counted(len(report.config_issues), "error")
+        heading = f"CONFIGURATION ERROR  {count} in .ichor.yaml"
         lines.append(_paint(heading, "config", colour) + ("" if quiet else ":"))
         if not quiet:
             lines.extend(f"  {config_issue_line(i)}" for i in report.config_issues)
             lines.append("  Nothing was checked; fix the configuration first.")
     for target in report.targets:
         if quiet:
-            lines.append(_verdict_line(target, colour))
+            lines.append(verdict_line(target, colour))
             continue
         if lines:
             lines.append("")

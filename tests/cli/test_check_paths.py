@@ -60,5 +60,9 @@ def test_locate_finds_the_root_by_walking_up(tmp_path: Path) -> None:
 def test_locate_without_a_repository(tmp_path: Path) -> None:
     # One directory keeps its old meaning, so its own errors say what is missing.
     assert locate([str(tmp_path)], tmp_path) == CheckScope(str(tmp_path), None)
+    (tmp_path / "f.yaml").write_text("a: 1\n")
     with pytest.raises(UsageError, match="is in no repository"):
         locate([str(tmp_path / "f.yaml")], tmp_path)
+    # What does not exist is said first: it is the mistake, not the missing repository.
+    with pytest.raises(UsageError, match=r"g\.yaml: no such file or directory"):
+        locate([str(tmp_path / "g.yaml")], tmp_path)

@@ -105,7 +105,11 @@ def test_not_a_repository(tmp_path: Path, run_cli: RunCli) -> None:
     assert "not a git repository" in one_line_error(result.err)
     missing = run_cli("check", str(tmp_path / "nowhere"), "--path", "t")
     assert missing.code == 2
-    assert "not a directory" in one_line_error(missing.err)
+    assert "nowhere: no such file or directory" in one_line_error(missing.err)
+    (tmp_path / "file").write_text("x")
+    a_file = run_cli("check", str(tmp_path / "file"), "--path", "t")
+    assert a_file.code == 2
+    assert "not a directory" in one_line_error(a_file.err)
 
 
 def test_missing_config(tmp_path: Path, run_cli: RunCli) -> None:

@@ -1,4 +1,6 @@
-"""A configured target path that holds nothing is a warning, the first thing every format shows."""
+"""A configured target path that holds nothing is a warning, the first thing every format shows,
+and it says plainly why: the path does not exist at that revision (with the nearest directory
+when one is close: a typo), or, on disk, it is an empty directory."""
 
 from __future__ import annotations
 
@@ -22,7 +24,10 @@ def test_empty_target_is_a_warning_shown_first(
         verdict = next(i for i, line in enumerate(lines) if line.startswith("ACCEPTED  prod"))
         assert lines[verdict].endswith("0 errors, 1 warning")
         assert lines[verdict + 2].startswith("  empty-target (1):")
-        assert "no entries under clusters/prodd; is the path right?" in lines[verdict + 3]
+        assert lines[verdict + 3] == (
+            "    clusters/prodd  clusters/prodd does not exist at this revision; "
+            "did you mean 'clusters/prod'?"
+        )
     elif fmt == "json":
         (target,) = result.json()["targets"]
         first = target["issues"][0]
@@ -43,7 +48,25 @@ def test_a_target_path_that_is_a_file_stays_an_error(make_repo: MakeRepo, run_cl
 
 def test_the_directory_on_disk_gives_the_same_warning(make_repo: MakeRepo, run_cli: RunCli) -> None:
     repo = make_repo(FILES, config=CONFIG)
-    (repo / "clusters" / "prodd").mkdir()  # an empty directory is still no entry
+    (repo / "clusters" / "prodd" / "later").mkdir(parents=True)  # empty directories: no entry
     result = run_cli("check", str(repo), "--format", "json")
     (target,) = result.json()["targets"]
-    assert [i["kind"] for i in target["issues"]] == ["empty-target"]
+    assert [(i["kind"], i["message"]) for i in target["issues"]] == [
+        (
+            "empty-target",
+            "clusters/prodd is an empty directory; nothing to check until files arrive",
+        )
+    ]
+
+
+def test_a_path_missing_on_disk_says_so_without_a_revision(
+    make_repo: MakeRepo, run_cli: RunCli
+) -> None:
+    repo = make_repo(FILES, config="version: 1\ntargets:\n  - {name: web, path: apps/web}\n")
+    result = run_cli("check", str(repo), "--format", "json")
+    (target,) = result.json()["targets"]
+    (issue,) = target["issues"]
+    assert issue["message"] == (
+        "apps/web does not exist; is the target's path right, or is the target not "
+        "bootstrapped yet?"
+    )

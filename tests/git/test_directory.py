@@ -80,3 +80,14 @@ def test_a_tree_thousands_deep_is_walked_without_recursion(deep_tmp: Path) -> No
     (deep_tmp / "top.txt").write_text("x")
     snap = read_directory(deep_tmp)
     assert {e.path for e in snap} == {"top.txt", "/".join(["d"] * 1500) + "/a.yaml"}
+
+
+def test_empty_directories_are_recorded(tmp_path: Path) -> None:
+    # git stores no directory, but a target path on disk can be one that holds nothing yet.
+    (tmp_path / "t" / "a" / "b").mkdir(parents=True)
+    (tmp_path / "t" / "c").mkdir()
+    (tmp_path / "t" / "c" / "x.yaml").write_text("a: 1\n")
+    (tmp_path / "u").mkdir()
+    snap = read_directory(tmp_path)
+    assert [e.path for e in snap] == ["t/c/x.yaml"]
+    assert snap.empty_directories == frozenset({"t/a", "t/a/b", "u"})

@@ -55,7 +55,8 @@ def test_annotations_round_trip_through_the_runner_syntax() -> None:
         {"file": ".ichor.yaml", "line": "2", "title": "ichor unknown-key"},
         "targetz: unknown key",
     )
-    assert lines[1] == "REFUSED  prod (t): 3 issues"  # plain log text, not a command
+    # Plain log text, not a command, in the text report's words.
+    assert lines[1] == "REFUSED  prod (t): 2 errors, 1 warning"
     commands = [parse(line) for line in lines[2:]]
     by_file = {props["file"]: (command, props, message) for command, props, message in commands}
     assert by_file[hostile] == (

@@ -18,6 +18,7 @@ class IssueCode(enum.StrEnum):
     IGNORE_SHADOWS_MANAGED = "ignore-shadows-managed"
     INVALID_YAML = "invalid-yaml"
     NON_KRM_YAML = "non-krm-yaml"
+    INVALID_NAME = "invalid-name"
     IMPURE_MANAGED_FILE = "impure-managed-file"
     DUPLICATE_IDENTITY = "duplicate-identity"
     MIXED_MANAGED_ALLOWLISTED = "mixed-managed-allowlisted"
@@ -70,6 +71,13 @@ CODES: dict[IssueCode, CodeInfo] = {
         Severity.ERROR,
         "A YAML file whose documents are not Kubernetes objects.",
         "Move the file out of the target or ignore it in .gittargetignore.",
+    ),
+    IssueCode.INVALID_NAME: CodeInfo(
+        Severity.ERROR,
+        "An object name or namespace the API server refuses for its kind.",
+        "Rename it: most kinds take a DNS-1123 subdomain (lowercase letters, digits, '-' and "
+        "'.'); namespaces, Namespace and StatefulSet names a DNS-1123 label (no '.', at most 63 "
+        "characters); Service names a DNS-1035 label (starting with a letter).",
     ),
     IssueCode.IMPURE_MANAGED_FILE: CodeInfo(
         Severity.ERROR,

@@ -160,6 +160,34 @@ def test_non_krm_yaml() -> None:
     ]
 
 
+def test_invalid_name_for_the_kind_and_a_namespace_where_it_applies() -> None:
+    deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: Bad_Name\n"
+    role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: 'a:B'}\n"
+    report = check_target(
+        {
+            "t/d.yaml": deployment,
+            "t/role.yaml": role,  # RBAC names are path segments
+            "t/cm.yaml": CM_NS % ("a", "Bad_NS"),
+            "t/pv.yaml": "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: p, namespace: X_}\n",
+        }
+    )
+    assert kinds(report) == [
+        (IssueCode.INVALID_NAME, "t/cm.yaml"),
+        (IssueCode.INVALID_NAME, "t/d.yaml"),
+    ]
+    assert [i.line for i in report.issues] == [3, 4]
+    # The API server refuses them, so they are nothing the operator mirrors.
+    assert sorted(m.path for m in report.managed) == ["t/pv.yaml", "t/role.yaml"]
+
+
+def test_a_generate_name_object_is_not_krm_and_says_why() -> None:
+    report = check_target(
+        {"t/job.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {generateName: x-}\n"}
+    )
+    (issue,) = report.issues
+    assert issue.kind is IssueCode.NON_KRM_YAML and "metadata.generateName 'x-'" in issue.message
+
+
 def test_impure_managed_file() -> None:
     report = check_target({"t/mixed.yaml": (CM % "a") + "---\nfoo: bar\n"})
     assert kinds(report) == [(IssueCode.IMPURE_MANAGED_FILE, "t/mixed.yaml")]
@@ -266,7 +294,7 @@ def test_every_issue_code_has_a_test_here() -> None:
     # The tests above cover these; a new code must get its own in-memory case.
     assert {c.value for c in IssueCode} == {
         "foreign-file", "foreign-symlink", "foreign-submodule", "ignore-shadows-managed",
-        "invalid-yaml", "non-krm-yaml", "impure-managed-file", "duplicate-identity",
+        "invalid-yaml", "non-krm-yaml", "invalid-name", "impure-managed-file", "duplicate-identity",
         "mixed-managed-allowlisted", "unsupported-kustomize", "plaintext-secret",
         "not-followable", "file-too-large", "ignored-managed-object", "unused-ignore-pattern",
         "empty-target",

@@ -13,10 +13,12 @@ from bot.gate.codes import IssueCode
 from bot.gate.content.context import TargetContext
 from bot.gate.content.facts import DocKind, FileFacts, ObjectFacts
 from bot.gate.content.identity import Identity, object_identity
+from bot.gate.content.names import LABEL, name_rule, namespace_problem, suggest
 from bot.gate.content.placement import placement_path
 from bot.gate.fixes import (
     append_lines_command,
     ignore_pattern_for,
+    rename_fix,
     sops_encrypt_command,
     sops_reencrypt_command,
 )
@@ -25,7 +27,7 @@ from bot.gate.report import Issue, ManagedObject
 from bot.gate.structural import StructuralResult
 from bot.ignore.rules import IGNORE_FILE
 from bot.paths import basename, display_path, join, relative_to
-from bot.registry.model import Reason, TypeRecord, gv_string
+from bot.registry.model import CLUSTER, Reason, TypeRecord, gv_string
 from bot.registry.registry import TypeRegistry
 
 SOPS_SUFFIXES = (".sops.yaml", ".sops.yml")
@@ -101,6 +103,12 @@ def _kustomization(path: str, facts: FileFacts, outside: list[str]) -> list[Issu
         message = f"uses unparseable: {invalid.message}"
         return [Issue.of(IssueCode.UNSUPPORTED_KUSTOMIZE, path, message, line=invalid.line)]
     kust = facts.kustomization
+    if kust is not None and kust.namespace is not None:
+        why = namespace_problem(kust.namespace)
+        if why is not None:
+            line = kust.namespace_line or None
+            fix = rename_fix("namespace", suggest(kust.namespace, LABEL))
+            issues.append(Issue.of(IssueCode.INVALID_NAME, path, why, line=line, fix=fix))
     features = sorted({*(kust.features if kust is not None else ()), *outside})
     if features:
         issues.append(
@@ -225,6 +233,10 @@ def _object(
             )
         )
     identity = _identity(path, obj, record, inp)
+    refused = _invalid_names(path, obj, identity, record)
+    if refused:
+        issues.extend(refused)
+        return issues  # the API server refuses the object: nothing the operator could mirror
     first = managed.where.get(identity)
     if first is not None:
         where = f"{display_path(first[0])}:{first[1]}"
@@ -264,6 +276,29 @@ def _object(
                     pattern=rule.pattern,
                 )
             )
+    return issues
+
+
+def _invalid_names(
+    path: str, obj: ObjectFacts, identity: Identity, record: TypeRecord
+) -> list[Issue]:
+    """The name and namespace the API server would be sent, checked where the file sets them.
+
+    A kustomization's ``namespace:`` replaces the object's own (and names a core Namespace):
+    such values are checked once, at the kustomization, so only what the file itself decides
+    is reported here. A cluster-scoped type's namespace is dropped by the API server.
+    """
+    issues: list[Issue] = []
+    if obj.name_error is not None and identity[3] == obj.name:
+        line, why = obj.name_error
+        fix = rename_fix("metadata.name", suggest(obj.name, name_rule(obj.group, obj.kind)))
+        issues.append(Issue.of(IssueCode.INVALID_NAME, path, why, line=line, fix=fix))
+    own_namespace = identity[2] == (obj.namespace or "")
+    if obj.namespace_error is not None and record.scope != CLUSTER and own_namespace:
+        line, why = obj.namespace_error
+        message = f"{obj.kind} '{obj.name}': {why}"
+        fix = rename_fix("metadata.namespace", suggest(obj.namespace or "", LABEL))
+        issues.append(Issue.of(IssueCode.INVALID_NAME, path, message, line=line, fix=fix))
     return issues
 
 

@@ -23,6 +23,7 @@ class IssueCode(enum.StrEnum):
     DUPLICATE_IDENTITY = "duplicate-identity"
     MIXED_MANAGED_ALLOWLISTED = "mixed-managed-allowlisted"
     UNSUPPORTED_KUSTOMIZE = "unsupported-kustomize"
+    INVALID_KUSTOMIZE = "invalid-kustomize"
     PLAINTEXT_SECRET = "plaintext-secret"  # noqa: S105 - an issue code, not a secret
     NOT_FOLLOWABLE = "not-followable"
     FILE_TOO_LARGE = "file-too-large"
@@ -99,6 +100,14 @@ CODES: dict[IssueCode, CodeInfo] = {
         "A kustomization using a feature outside the accepted set.",
         "Render the feature's output into plain objects, or move the kustomization out of the "
         "target.",
+    ),
+    IssueCode.INVALID_KUSTOMIZE: CodeInfo(
+        Severity.ERROR,
+        "A kustomization kustomize refuses to build: a resource or patch that names no file, a "
+        "resource folder without a kustomization file, the same objects reached twice or in a "
+        "cycle, or two kustomization files in one folder.",
+        "Correct or remove the entry at the line given (each base once per build), or keep one "
+        "kustomization file per folder; `kubectl kustomize FOLDER` shows the same refusal.",
     ),
     IssueCode.PLAINTEXT_SECRET: CodeInfo(
         Severity.ERROR,

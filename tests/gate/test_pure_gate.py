@@ -168,7 +168,9 @@ def test_invalid_name_for_the_kind_and_a_namespace_where_it_applies() -> None:
             "t/d.yaml": deployment,
             "t/role.yaml": role,  # RBAC names are path segments
             "t/cm.yaml": CM_NS % ("a", "Bad_NS"),
-            "t/pv.yaml": "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: p, namespace: X_}\n",
+            "t/pv.yaml": (
+                "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: p, namespace: X_}\n"
+            ),
         }
     )
     assert kinds(report) == [
@@ -207,6 +209,41 @@ def test_mixed_managed_allowlisted() -> None:
     directive = "resources: []\n---\n" + CM % "hidden"
     report = check_target({"t/kustomization.yaml": directive})
     assert kinds(report) == [(IssueCode.MIXED_MANAGED_ALLOWLISTED, "t/kustomization.yaml")]
+
+
+def test_invalid_kustomize_for_what_kustomize_cannot_build() -> None:
+    report = check_target(
+        {
+            "t/kustomization.yaml": "resources:\n  - a.yaml\n  - gone.yaml\n  - a.yaml\n",
+            "t/a.yaml": CM % "a",
+            "t/sub/kustomization.yaml": "patches: [{path: nowhere.yaml}]\n",
+        }
+    )
+    issues = only(report, IssueCode.INVALID_KUSTOMIZE)
+    assert [(i.path, i.line) for i in issues] == [
+        ("t/kustomization.yaml", 3),  # names no file
+        ("t/kustomization.yaml", 4),  # a.yaml a second time
+        ("t/sub/kustomization.yaml", 1),  # no patch file
+    ]
+
+
+def test_a_kustomization_rendering_an_ignored_file_shadows_it() -> None:
+    report = check_target(
+        {
+            "t/.gittargetignore": "# keep it out\nsecret.yaml\n",
+            "t/kustomization.yaml": "resources: [cm.yaml, secret.yaml]\n",
+            "t/cm.yaml": CM % "a",
+            "t/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n",
+        }
+    )
+    (issue,) = report.issues
+    assert (issue.kind, issue.path, issue.line, issue.pattern) == (
+        IssueCode.IGNORE_SHADOWS_MANAGED,
+        "t/.gittargetignore",
+        2,
+        "secret.yaml",
+    )
+    assert "t/kustomization.yaml:1 lists as a resource" in issue.message
 
 
 def test_plaintext_secret_and_its_sops_counterpart() -> None:
@@ -295,7 +332,8 @@ def test_every_issue_code_has_a_test_here() -> None:
     assert {c.value for c in IssueCode} == {
         "foreign-file", "foreign-symlink", "foreign-submodule", "ignore-shadows-managed",
         "invalid-yaml", "non-krm-yaml", "invalid-name", "impure-managed-file", "duplicate-identity",
-        "mixed-managed-allowlisted", "unsupported-kustomize", "plaintext-secret",
+        "mixed-managed-allowlisted", "unsupported-kustomize", "invalid-kustomize",
+        "plaintext-secret",
         "not-followable", "file-too-large", "ignored-managed-object", "unused-ignore-pattern",
         "empty-target",
     }  # fmt: skip

@@ -15,6 +15,7 @@ from bot.gate.content.facts import DocKind, FileFacts, ObjectFacts
 from bot.gate.content.identity import Identity, object_identity
 from bot.gate.content.names import LABEL, name_rule, namespace_problem, suggest
 from bot.gate.content.placement import placement_path
+from bot.gate.content.references import ReferenceInput, reference_issues
 from bot.gate.fixes import (
     append_lines_command,
     ignore_pattern_for,
@@ -88,6 +89,17 @@ def check_content(inp: ContentInput) -> ContentResult:
     for path in inp.structural.report.build_directives:
         if path in inp.facts:
             issues.extend(_kustomization(path, inp.facts[path], outside.get(path, [])))
+    issues.extend(
+        reference_issues(
+            ReferenceInput(
+                inp.target.path,
+                inp.context,
+                inp.structural.report.build_directives,
+                inp.structural.files,
+                inp.structural.matcher,
+            )
+        )
+    )
     for path in inp.structural.report.yaml_files:
         if path in inp.facts and path not in inp.context.context_files:
             issues.extend(_managed_file(path, inp.facts[path], inp, managed))

@@ -11,6 +11,7 @@ from bot.gate.codes import IssueCode, Severity
 from bot.gate.policy import GatePolicy, TargetPolicy
 from bot.gate.report import Issue, Role, TargetReport, Verdict
 from bot.gate.run import run_gate
+from tests.conftest import FIXTURES
 from tests.support.memory_tree import MemoryTree, check_target
 
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\n"
@@ -248,14 +249,21 @@ def test_a_kustomization_rendering_an_ignored_file_shadows_it() -> None:
 
 def test_plaintext_secret_and_its_sops_counterpart() -> None:
     secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: web}\n"
+    sealed = (FIXTURES / "gate/sops/github-auth.enc.age.yaml").read_text()  # real sops output
     report = check_target(
         {
             "t/plain.yaml": secret + "stringData: {password: hunter2}\n",
-            "t/sealed.sops.yaml": secret.replace("db", "db2")
+            "t/sealed.sops.yaml": sealed,
+            # A sops key alone is no encryption (issue 21 item 1).
+            "t/fake.yaml": secret.replace("db", "db2")
             + "data: {password: 'ENC[AES256_GCM,data:a,type:str]'}\nsops: {version: 3.9.0}\n",
         }
     )
-    assert kinds(report) == [(IssueCode.PLAINTEXT_SECRET, "t/plain.yaml")]
+    assert kinds(report) == [
+        (IssueCode.PLAINTEXT_SECRET, "t/fake.yaml"),
+        (IssueCode.PLAINTEXT_SECRET, "t/plain.yaml"),
+    ]
+    assert "its sops envelope has no mac" in report.issues[0].message
 
 
 def test_a_sops_file_without_a_sops_key_is_a_plaintext_secret() -> None:

@@ -19,6 +19,7 @@ from bot.gate.content.kustomize import (
     looks_like_kustomization,
 )
 from bot.gate.content.names import name_problem, namespace_problem
+from bot.gate.content.sops import sops_problem
 from bot.registry.crd import CrdFacts, crd_facts
 from bot.yaml.documents import parse_yaml
 from bot.yaml.model import LinePath
@@ -45,7 +46,7 @@ class ObjectFacts:
     kind: str
     name: str
     namespace: str | None
-    sops: bool  # a top-level ``sops`` mapping: the document is SOPS-encrypted
+    sops: bool  # a top-level ``sops`` mapping: SOPS-encrypted, unless ``sops_error`` says why not
     identity_encrypted: bool  # apiVersion, kind, name or namespace is itself an ENC[...] value
     crd: CrdFacts | None = None
     # Flux HelmRelease ``spec.chart.spec.valuesFiles`` / Argo CD ``helm.valueFiles``, as written.
@@ -59,6 +60,8 @@ class ObjectFacts:
     # (which matters only if the type is namespaced: the gate decides that with its registry).
     name_error: tuple[int, str] | None = None
     namespace_error: tuple[int, str] | None = None
+    # (line, why) when a document with a ``sops`` mapping still does not count as encrypted.
+    sops_error: tuple[int, str] | None = None
 
     @property
     def group(self) -> str:
@@ -144,6 +147,7 @@ def _document(value: object, line: int, lines: Mapping[LinePath, int]) -> DocFac
     assert namespace is None or isinstance(namespace, str)
     identity = [api_version, kind, name, namespace or ""]
     group = api_version.rpartition("/")[0]
+    has_sops = isinstance(value.get("sops"), Mapping)
     name_error = name_problem(group, kind, name)
     namespace_error = namespace_problem(namespace) if namespace is not None else None
     obj = ObjectFacts(
@@ -151,7 +155,7 @@ def _document(value: object, line: int, lines: Mapping[LinePath, int]) -> DocFac
         kind=kind,
         name=name,
         namespace=namespace,
-        sops=isinstance(value.get("sops"), Mapping),
+        sops=has_sops,
         identity_encrypted=any(part.startswith(SOPS_MARKER) for part in identity),
         crd=_crd(value, api_version, kind),
         values_files=_values_files(value, api_version, kind),
@@ -159,6 +163,7 @@ def _document(value: object, line: int, lines: Mapping[LinePath, int]) -> DocFac
         digest=document_digest(value),
         name_error=_at(lines, ("metadata", "name"), line, name_error),
         namespace_error=_at(lines, ("metadata", "namespace"), line, namespace_error),
+        sops_error=sops_problem(value, lines, line) if has_sops else None,
     )
     return DocFacts(DocKind.KRM, line, obj=obj)
 

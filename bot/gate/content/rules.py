@@ -203,28 +203,7 @@ def _object(
         ]
     issues: list[Issue] = []
     record = managed.record(obj)
-    if basename(path).endswith(SOPS_SUFFIXES) and not obj.sops:
-        issues.append(
-            Issue.of(
-                IssueCode.PLAINTEXT_SECRET,
-                path,
-                f"{obj.kind} '{obj.name}' is in a *.sops.yaml file but is not SOPS-encrypted "
-                "(no top-level sops key)",
-                line=line,
-                fix=sops_encrypt_command(path),
-            )
-        )
-    elif record.sensitive and not obj.sops:
-        issues.append(
-            Issue.of(
-                IssueCode.PLAINTEXT_SECRET,
-                path,
-                f"{obj.kind} '{obj.name}' is sensitive and stored in plain text; encrypt it with "
-                "SOPS",
-                line=line,
-                fix=sops_encrypt_command(path),
-            )
-        )
+    issues.extend(_plaintext(path, line, obj, record))
     shown_type = f"{gv_string(obj.group, obj.version)} {obj.kind}"
     if inp.catalog_error is not None:
         summary = f"{shown_type}: not followable — catalog-unavailable: {inp.catalog_error}"
@@ -289,6 +268,26 @@ def _object(
                 )
             )
     return issues
+
+
+def _plaintext(path: str, line: int, obj: ObjectFacts, record: TypeRecord) -> list[Issue]:
+    """A sensitive object, or any object of a *.sops.yaml file, not really SOPS-encrypted."""
+    in_sops_file = basename(path).endswith(SOPS_SUFFIXES)
+    if (not in_sops_file and not record.sensitive) or (obj.sops and obj.sops_error is None):
+        return []
+    shown = f"{obj.kind} '{obj.name}'"
+    if obj.sops_error is not None:
+        line, why = obj.sops_error
+        where = "is in a *.sops.yaml file but is" if in_sops_file else "is sensitive and"
+        message = f"{shown} {where} not SOPS-encrypted: {why}"
+    elif in_sops_file:
+        message = (
+            f"{shown} is in a *.sops.yaml file but is not SOPS-encrypted (no top-level sops key)"
+        )
+    else:
+        message = f"{shown} is sensitive and stored in plain text; encrypt it with SOPS"
+    fix = sops_encrypt_command(path)
+    return [Issue.of(IssueCode.PLAINTEXT_SECRET, path, message, line=line, fix=fix)]
 
 
 def _invalid_names(

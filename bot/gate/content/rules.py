@@ -13,25 +13,23 @@ from bot.gate.codes import IssueCode
 from bot.gate.content.context import TargetContext
 from bot.gate.content.facts import DocKind, FileFacts, ObjectFacts
 from bot.gate.content.identity import Identity, object_identity
-from bot.gate.content.names import LABEL, name_rule, namespace_problem, suggest
+from bot.gate.content.names import LABEL, namespace_problem, suggest
+from bot.gate.content.object_checks import invalid_name_issues, plaintext_issues
 from bot.gate.content.placement import placement_path
 from bot.gate.content.references import ReferenceInput, reference_issues
 from bot.gate.fixes import (
     append_lines_command,
     ignore_pattern_for,
     rename_fix,
-    sops_encrypt_command,
     sops_reencrypt_command,
 )
 from bot.gate.policy import TargetPolicy
 from bot.gate.report import Issue, ManagedObject
 from bot.gate.structural import StructuralResult
 from bot.ignore.rules import IGNORE_FILE
-from bot.paths import basename, display_path, join, relative_to
-from bot.registry.model import CLUSTER, Reason, TypeRecord, gv_string
+from bot.paths import display_path, join, relative_to
+from bot.registry.model import Reason, TypeRecord, gv_string
 from bot.registry.registry import TypeRegistry
-
-SOPS_SUFFIXES = (".sops.yaml", ".sops.yml")
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +201,7 @@ def _object(
         ]
     issues: list[Issue] = []
     record = managed.record(obj)
-    issues.extend(_plaintext(path, line, obj, record))
+    issues.extend(plaintext_issues(path, line, obj, record))
     shown_type = f"{gv_string(obj.group, obj.version)} {obj.kind}"
     if inp.catalog_error is not None:
         summary = f"{shown_type}: not followable — catalog-unavailable: {inp.catalog_error}"
@@ -224,7 +222,7 @@ def _object(
             )
         )
     identity = _identity(path, obj, record, inp)
-    refused = _invalid_names(path, obj, identity, record)
+    refused = invalid_name_issues(path, obj, identity, record)
     if refused:
         issues.extend(refused)
         return issues  # the API server refuses the object: nothing the operator could mirror
@@ -267,49 +265,6 @@ def _object(
                     pattern=rule.pattern,
                 )
             )
-    return issues
-
-
-def _plaintext(path: str, line: int, obj: ObjectFacts, record: TypeRecord) -> list[Issue]:
-    """A sensitive object, or any object of a *.sops.yaml file, not really SOPS-encrypted."""
-    in_sops_file = basename(path).endswith(SOPS_SUFFIXES)
-    if (not in_sops_file and not record.sensitive) or (obj.sops and obj.sops_error is None):
-        return []
-    shown = f"{obj.kind} '{obj.name}'"
-    if obj.sops_error is not None:
-        line, why = obj.sops_error
-        where = "is in a *.sops.yaml file but is" if in_sops_file else "is sensitive and"
-        message = f"{shown} {where} not SOPS-encrypted: {why}"
-    elif in_sops_file:
-        message = (
-            f"{shown} is in a *.sops.yaml file but is not SOPS-encrypted (no top-level sops key)"
-        )
-    else:
-        message = f"{shown} is sensitive and stored in plain text; encrypt it with SOPS"
-    fix = sops_encrypt_command(path)
-    return [Issue.of(IssueCode.PLAINTEXT_SECRET, path, message, line=line, fix=fix)]
-
-
-def _invalid_names(
-    path: str, obj: ObjectFacts, identity: Identity, record: TypeRecord
-) -> list[Issue]:
-    """The name and namespace the API server would be sent, checked where the file sets them.
-
-    A kustomization's ``namespace:`` replaces the object's own (and names a core Namespace):
-    such values are checked once, at the kustomization, so only what the file itself decides
-    is reported here. A cluster-scoped type's namespace is dropped by the API server.
-    """
-    issues: list[Issue] = []
-    if obj.name_error is not None and identity[3] == obj.name:
-        line, why = obj.name_error
-        fix = rename_fix("metadata.name", suggest(obj.name, name_rule(obj.group, obj.kind)))
-        issues.append(Issue.of(IssueCode.INVALID_NAME, path, why, line=line, fix=fix))
-    own_namespace = identity[2] == (obj.namespace or "")
-    if obj.namespace_error is not None and record.scope != CLUSTER and own_namespace:
-        line, why = obj.namespace_error
-        message = f"{obj.kind} '{obj.name}': {why}"
-        fix = rename_fix("metadata.namespace", suggest(obj.namespace or "", LABEL))
-        issues.append(Issue.of(IssueCode.INVALID_NAME, path, message, line=line, fix=fix))
     return issues
 
 

@@ -18,10 +18,12 @@ class IssueCode(enum.StrEnum):
     IGNORE_SHADOWS_MANAGED = "ignore-shadows-managed"
     INVALID_YAML = "invalid-yaml"
     NON_KRM_YAML = "non-krm-yaml"
+    INVALID_NAME = "invalid-name"
     IMPURE_MANAGED_FILE = "impure-managed-file"
     DUPLICATE_IDENTITY = "duplicate-identity"
     MIXED_MANAGED_ALLOWLISTED = "mixed-managed-allowlisted"
     UNSUPPORTED_KUSTOMIZE = "unsupported-kustomize"
+    INVALID_KUSTOMIZE = "invalid-kustomize"
     PLAINTEXT_SECRET = "plaintext-secret"  # noqa: S105 - an issue code, not a secret
     NOT_FOLLOWABLE = "not-followable"
     FILE_TOO_LARGE = "file-too-large"
@@ -71,6 +73,13 @@ CODES: dict[IssueCode, CodeInfo] = {
         "A YAML file whose documents are not Kubernetes objects.",
         "Move the file out of the target or ignore it in .gittargetignore.",
     ),
+    IssueCode.INVALID_NAME: CodeInfo(
+        Severity.ERROR,
+        "An object name or namespace the API server refuses for its kind.",
+        "Rename it: most kinds take a DNS-1123 subdomain (lowercase letters, digits, '-' and "
+        "'.'); namespaces, Namespace and StatefulSet names a DNS-1123 label (no '.', at most 63 "
+        "characters); Service names a DNS-1035 label (starting with a letter).",
+    ),
     IssueCode.IMPURE_MANAGED_FILE: CodeInfo(
         Severity.ERROR,
         "A file with a managed object that also holds an empty, non-KRM or invalid document.",
@@ -91,6 +100,14 @@ CODES: dict[IssueCode, CodeInfo] = {
         "A kustomization using a feature outside the accepted set.",
         "Render the feature's output into plain objects, or move the kustomization out of the "
         "target.",
+    ),
+    IssueCode.INVALID_KUSTOMIZE: CodeInfo(
+        Severity.ERROR,
+        "A kustomization kustomize refuses to build: a resource or patch that names no file, a "
+        "resource folder without a kustomization file, the same objects reached twice or in a "
+        "cycle, or two kustomization files in one folder.",
+        "Correct or remove the entry at the line given (each base once per build), or keep one "
+        "kustomization file per folder; `kubectl kustomize FOLDER` shows the same refusal.",
     ),
     IssueCode.PLAINTEXT_SECRET: CodeInfo(
         Severity.ERROR,

@@ -83,3 +83,9 @@ def sops_reencrypt_command(path: str) -> str:
     """Decrypt a file whose identity is encrypted, then encrypt only its data again."""
     word = _path_word(path)
     return f"sops --decrypt --in-place {word} && {sops_encrypt_command(path)}"
+
+
+def rename_fix(field: str, suggestion: str | None) -> str:
+    """Rename to a valid name; the suggestion is the refused one made valid, when it can be."""
+    example = f" (for example '{suggestion}')" if suggestion else ""
+    return f"Set {field} to a name the API server accepts{example}, and rename what refers to it."

@@ -47,8 +47,12 @@ _SCALAR_TAGS = frozenset(_CORE + t for t in ("null", "bool", "int", "float", "st
 _TOO_DEEP = f"the document is nested deeper than {MAX_DEPTH} levels"
 
 
-def parse_yaml(data: bytes) -> YamlFile:
-    """Every document of ``data`` in order; a document that cannot be read ends the tuple."""
+def parse_yaml(data: bytes, *, lines_under: frozenset[str] | None = None) -> YamlFile:
+    """Every document of ``data`` in order; a document that cannot be read ends the tuple.
+
+    With ``lines_under``, each mapping document also says where its top-level keys start and
+    where the keys or items under the named top-level keys start (``YamlDocument.lines``).
+    """
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         try:
             data = data.decode("utf-16").encode("utf-8")
@@ -61,7 +65,7 @@ def parse_yaml(data: bytes) -> YamlFile:
             line = data.count(b"\n", 0, exc.start) + 1
             return _result(Source(data), Outcome(f"not valid UTF-8 at byte {exc.start}", line))
         data = data.removeprefix(b"\xef\xbb\xbf")  # so marks index the text both parsers see
-    src = Source(data)
+    src = Source(data, lines_under)
     fast = _read_libyaml(src, _FastLoader)
     if fast.redefined_anchor:
         fast = _read_libyaml(src, _RedefiningLoader)

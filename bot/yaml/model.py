@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+# Where parts of a document start, 1-based: ``(key,)`` for a top-level key, ``(key, child)``
+# for a key (or, by index, an item) of the value under a top-level key the reader asked for.
+LinePath = tuple[str | int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -12,6 +17,7 @@ class YamlDocument:
     value: object  # plain data: dict/list/str/int/float/bool/None (None when empty)
     error: str | None = None  # set when this document (and so the rest) could not be read
     error_line: int | None = None
+    lines: Mapping[LinePath, int] = field(default_factory=dict)  # when ``parse_yaml`` is asked
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Final
 
-from bot.yaml.model import YamlDocument
+from bot.yaml.model import LinePath, YamlDocument
 
 MAX_EXPANDED_NODES: Final = 1_000_000
 
@@ -21,7 +21,12 @@ class Outcome:
     redefined_anchor: bool = False
 
     def add(self, node: Any, src: Source, value: object) -> None:
-        self.documents.append(YamlDocument(len(self.documents), start_line(node, src), value))
+        start = start_line(node, src)
+        if src.lines_under is None:
+            self.documents.append(YamlDocument(len(self.documents), start, value))
+        else:
+            lines = part_lines(node, src.lines_under)
+            self.documents.append(YamlDocument(len(self.documents), start, value, lines=lines))
         self.resume = node.end_mark.line + (1 if node.end_mark.column else 0)
 
 
@@ -36,8 +41,9 @@ class Refused(Exception):
 class Source:
     """The input, what it may need, and line lookups (split only when needed)."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, lines_under: frozenset[str] | None = None) -> None:
         self.data = data
+        self.lines_under = lines_under
         # Only aliases or merge keys let the built value outgrow the text. A merge key is `<<` or
         # an explicit tag (`!`) spelling "merge", perhaps %-escaped.
         self.merges = b"<<" in data or (b"!" in data and (b"merge" in data or b"%" in data))
@@ -89,3 +95,27 @@ def start_line(node: Any, src: Source) -> int:
     if node.id == "scalar" and not node.value and mark.index == node.end_mark.index:
         return src.empty_document(mark.line, mark.column)
     return int(mark.line) + 1
+
+
+def part_lines(node: Any, under: frozenset[str]) -> dict[LinePath, int]:
+    """Where a mapping document's top-level keys start, and the keys or items of the values
+    under ``under``: two levels of one node graph already built, so a caller can name the line
+    of a field without reading the file again."""
+    found: dict[LinePath, int] = {}
+    if node.id != "mapping":
+        return found
+    for key, value in node.value:
+        if key.id != "scalar" or not key.value:
+            continue
+        name = key.value
+        found[(name,)] = key.start_mark.line + 1
+        if name not in under:
+            continue
+        if value.id == "mapping":
+            for child, _ in value.value:
+                if child.id == "scalar":
+                    found.setdefault((name, child.value), child.start_mark.line + 1)
+        elif value.id == "sequence":
+            for index, item in enumerate(value.value):
+                found[(name, index)] = item.start_mark.line + 1
+    return found

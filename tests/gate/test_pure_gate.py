@@ -11,6 +11,7 @@ from bot.gate.codes import IssueCode, Severity
 from bot.gate.policy import GatePolicy, TargetPolicy
 from bot.gate.report import Issue, Role, TargetReport, Verdict
 from bot.gate.run import run_gate
+from tests.conftest import FIXTURES
 from tests.support.memory_tree import MemoryTree, check_target
 
 CM = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\n"
@@ -160,6 +161,36 @@ def test_non_krm_yaml() -> None:
     ]
 
 
+def test_invalid_name_for_the_kind_and_a_namespace_where_it_applies() -> None:
+    deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: Bad_Name\n"
+    role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: 'a:B'}\n"
+    report = check_target(
+        {
+            "t/d.yaml": deployment,
+            "t/role.yaml": role,  # RBAC names are path segments
+            "t/cm.yaml": CM_NS % ("a", "Bad_NS"),
+            "t/pv.yaml": (
+                "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: p, namespace: X_}\n"
+            ),
+        }
+    )
+    assert kinds(report) == [
+        (IssueCode.INVALID_NAME, "t/cm.yaml"),
+        (IssueCode.INVALID_NAME, "t/d.yaml"),
+    ]
+    assert [i.line for i in report.issues] == [3, 4]
+    # The API server refuses them, so they are nothing the operator mirrors.
+    assert sorted(m.path for m in report.managed) == ["t/pv.yaml", "t/role.yaml"]
+
+
+def test_a_generate_name_object_is_not_krm_and_says_why() -> None:
+    report = check_target(
+        {"t/job.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {generateName: x-}\n"}
+    )
+    (issue,) = report.issues
+    assert issue.kind is IssueCode.NON_KRM_YAML and "metadata.generateName 'x-'" in issue.message
+
+
 def test_impure_managed_file() -> None:
     report = check_target({"t/mixed.yaml": (CM % "a") + "---\nfoo: bar\n"})
     assert kinds(report) == [(IssueCode.IMPURE_MANAGED_FILE, "t/mixed.yaml")]
@@ -181,16 +212,58 @@ def test_mixed_managed_allowlisted() -> None:
     assert kinds(report) == [(IssueCode.MIXED_MANAGED_ALLOWLISTED, "t/kustomization.yaml")]
 
 
+def test_invalid_kustomize_for_what_kustomize_cannot_build() -> None:
+    report = check_target(
+        {
+            "t/kustomization.yaml": "resources:\n  - a.yaml\n  - gone.yaml\n  - a.yaml\n",
+            "t/a.yaml": CM % "a",
+            "t/sub/kustomization.yaml": "patches: [{path: nowhere.yaml}]\n",
+        }
+    )
+    issues = only(report, IssueCode.INVALID_KUSTOMIZE)
+    assert [(i.path, i.line) for i in issues] == [
+        ("t/kustomization.yaml", 3),  # names no file
+        ("t/kustomization.yaml", 4),  # a.yaml a second time
+        ("t/sub/kustomization.yaml", 1),  # no patch file
+    ]
+
+
+def test_a_kustomization_rendering_an_ignored_file_shadows_it() -> None:
+    report = check_target(
+        {
+            "t/.gittargetignore": "# keep it out\nsecret.yaml\n",
+            "t/kustomization.yaml": "resources: [cm.yaml, secret.yaml]\n",
+            "t/cm.yaml": CM % "a",
+            "t/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n",
+        }
+    )
+    (issue,) = report.issues
+    assert (issue.kind, issue.path, issue.line, issue.pattern) == (
+        IssueCode.IGNORE_SHADOWS_MANAGED,
+        "t/.gittargetignore",
+        2,
+        "secret.yaml",
+    )
+    assert "t/kustomization.yaml:1 lists as a resource" in issue.message
+
+
 def test_plaintext_secret_and_its_sops_counterpart() -> None:
     secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: db, namespace: web}\n"
+    sealed = (FIXTURES / "gate/sops/github-auth.enc.age.yaml").read_text()  # real sops output
     report = check_target(
         {
             "t/plain.yaml": secret + "stringData: {password: hunter2}\n",
-            "t/sealed.sops.yaml": secret.replace("db", "db2")
+            "t/sealed.sops.yaml": sealed,
+            # A sops key alone is no encryption (issue 21 item 1).
+            "t/fake.yaml": secret.replace("db", "db2")
             + "data: {password: 'ENC[AES256_GCM,data:a,type:str]'}\nsops: {version: 3.9.0}\n",
         }
     )
-    assert kinds(report) == [(IssueCode.PLAINTEXT_SECRET, "t/plain.yaml")]
+    assert kinds(report) == [
+        (IssueCode.PLAINTEXT_SECRET, "t/fake.yaml"),
+        (IssueCode.PLAINTEXT_SECRET, "t/plain.yaml"),
+    ]
+    assert "its sops envelope has no mac" in report.issues[0].message
 
 
 def test_a_sops_file_without_a_sops_key_is_a_plaintext_secret() -> None:
@@ -266,8 +339,9 @@ def test_every_issue_code_has_a_test_here() -> None:
     # The tests above cover these; a new code must get its own in-memory case.
     assert {c.value for c in IssueCode} == {
         "foreign-file", "foreign-symlink", "foreign-submodule", "ignore-shadows-managed",
-        "invalid-yaml", "non-krm-yaml", "impure-managed-file", "duplicate-identity",
-        "mixed-managed-allowlisted", "unsupported-kustomize", "plaintext-secret",
+        "invalid-yaml", "non-krm-yaml", "invalid-name", "impure-managed-file", "duplicate-identity",
+        "mixed-managed-allowlisted", "unsupported-kustomize", "invalid-kustomize",
+        "plaintext-secret",
         "not-followable", "file-too-large", "ignored-managed-object", "unused-ignore-pattern",
         "empty-target",
     }  # fmt: skip

@@ -368,3 +368,33 @@ def test_corpus_quirks_load(marker: bytes) -> None:
     for path in hits:
         result = parse_yaml(path.read_bytes())
         assert result.error is None and not result.confirmed_by_yaml12, path
+
+
+def test_lines_of_top_level_keys_and_of_the_parts_asked_for() -> None:
+    text = (
+        b"apiVersion: v1\nkind: Secret\nmetadata:\n  name: a\n  namespace: b\n"
+        b"resources:\n  - one.yaml\n  - {path: two.yaml}\nspec: {x: 1}\n---\n- a list\n"
+    )
+    first, second = parse_yaml(text, lines_under=frozenset({"metadata", "resources"})).documents
+    assert first.lines == {
+        ("apiVersion",): 1,
+        ("kind",): 2,
+        ("metadata",): 3,
+        ("metadata", "name"): 4,
+        ("metadata", "namespace"): 5,
+        ("resources",): 6,
+        ("resources", 0): 7,
+        ("resources", 1): 8,
+        ("spec",): 9,
+    }
+    assert second.lines == {}
+    assert parse_yaml(text).documents[0].lines == {}  # only when asked
+
+
+def test_lines_when_only_yaml12_reads_the_file() -> None:
+    # libyaml refuses the empty key; the YAML 1.2 reading names the lines too.
+    text = b"kind: x\nmetadata:\n  name: a\n: empty key\n"
+    result = parse_yaml(text, lines_under=frozenset({"metadata"}))
+    assert result.confirmed_by_yaml12
+    (doc,) = result.documents
+    assert doc.lines == {("kind",): 1, ("metadata",): 2, ("metadata", "name"): 3}

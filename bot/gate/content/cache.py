@@ -14,7 +14,9 @@ from typing import Protocol
 
 from bot.gate.content.facts import FileFacts
 
-FACTS_VERSION = 4  # 3: duplicate mapping keys are invalid-yaml; 4: object digests
+# 3: duplicate mapping keys are invalid-yaml; 4: object digests; 5: refused names and
+# namespaces, kustomization entries' lines, the generateName message
+FACTS_VERSION = 5
 
 
 def cache_key(oid: str) -> str:

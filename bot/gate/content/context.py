@@ -18,11 +18,26 @@ from bot.gate.content.kustomize import KustomizationFacts, resolve_reference
 
 
 @dataclass(frozen=True, slots=True)
+class Reference:
+    """One ``resources`` or ``patches`` entry of a kustomization that stays inside the target."""
+
+    kustomization: str
+    line: int | None
+    entry: str  # as written
+    target: str  # the repo path it names
+    patch: bool
+    # What a resource reaches: the file, or the kustomization of the folder it names; None
+    # when it reaches neither (checked by :mod:`bot.gate.content.references`).
+    reached: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class TargetContext:
     namespaces: Mapping[str, str]  # repo path of a file -> namespace its kustomization sets
     context_files: frozenset[str]  # patches and values files: build context, not managed
     # (kustomization path, feature) for references that leave the target.
     outside: tuple[tuple[str, str], ...]
+    references: tuple[Reference, ...] = ()  # in kustomization and entry order
 
 
 def _dirname(path: str) -> str:
@@ -45,26 +60,34 @@ def build_context(
     referenced: set[str] = set()
     context: set[str] = set()
     outside: list[tuple[str, str]] = []
-    for path, kust in directives.items():
+    references: list[Reference] = []
+    for path, kust in sorted(directives.items()):
         base = _dirname(path)
         kids: list[str] = []
-        for resource in kust.resources:
+        for index, resource in enumerate(kust.resources):
             target = resolve_reference(base, resource)
             if target is None or not is_inside(target):
                 outside.append((path, "resource-outside-target"))
                 continue
+            reached: str | None = None
             if target in files:
-                kids.append(target)
+                reached = target
             elif target in kustomization_in:
-                kids.append(kustomization_in[target])
-                referenced.add(kustomization_in[target])
+                reached = kustomization_in[target]
+                referenced.add(reached)
+            if reached is not None:
+                kids.append(reached)
+            line = _line(kust.resource_lines, index)
+            references.append(Reference(path, line, resource, target, False, reached))
         children[path] = kids
-        for patch in kust.patch_paths:
+        for index, patch in enumerate(kust.patch_paths):
             target = resolve_reference(base, patch)
             if target is None or not is_inside(target):
                 outside.append((path, "patch-outside-target"))
             else:
                 context.add(target)
+                line = _line(kust.patch_lines, index)
+                references.append(Reference(path, line, patch, target, True, None))
 
     namespaces: dict[str, str] = {}
     for root in sorted(p for p in directives if p not in referenced):
@@ -80,7 +103,13 @@ def build_context(
                     target = resolve_reference(base, reference)
                     if target is not None and target in files:
                         context.add(target)
-    return TargetContext(namespaces, frozenset(context), tuple(sorted(set(outside))))
+    return TargetContext(
+        namespaces, frozenset(context), tuple(sorted(set(outside))), tuple(references)
+    )
+
+
+def _line(lines: tuple[int, ...], index: int) -> int | None:
+    return lines[index] or None if index < len(lines) else None
 
 
 def _assign(

@@ -18,11 +18,17 @@ from bot.gate.content.kustomize import (
     kustomization_facts,
     looks_like_kustomization,
 )
+from bot.gate.content.names import name_problem, namespace_problem
+from bot.gate.content.sops import sops_problem
 from bot.registry.crd import CrdFacts, crd_facts
 from bot.yaml.documents import parse_yaml
+from bot.yaml.model import LinePath
 
 SOPS_MARKER = "ENC[AES256_GCM,"
 CRD_GROUP = "apiextensions.k8s.io"
+# The top-level keys whose parts' lines the gate may name: an object's name and namespace, a
+# Secret's values, a kustomization's resources and patches.
+_LINES_UNDER = frozenset({"metadata", "data", "stringData", "resources", "patches"})
 
 
 class DocKind(enum.StrEnum):
@@ -40,7 +46,7 @@ class ObjectFacts:
     kind: str
     name: str
     namespace: str | None
-    sops: bool  # a top-level ``sops`` mapping: the document is SOPS-encrypted
+    sops: bool  # a top-level ``sops`` mapping: SOPS-encrypted, unless ``sops_error`` says why not
     identity_encrypted: bool  # apiVersion, kind, name or namespace is itself an ENC[...] value
     crd: CrdFacts | None = None
     # Flux HelmRelease ``spec.chart.spec.valuesFiles`` / Argo CD ``helm.valueFiles``, as written.
@@ -50,6 +56,12 @@ class ObjectFacts:
     # SHA-256 of the document's canonical JSON (approval fingerprints): computed here, once per
     # blob, so it is cached with the rest of the facts.
     digest: str = ""
+    # (line, why) when the API server refuses metadata.name for this kind, or metadata.namespace
+    # (which matters only if the type is namespaced: the gate decides that with its registry).
+    name_error: tuple[int, str] | None = None
+    namespace_error: tuple[int, str] | None = None
+    # (line, why) when a document with a ``sops`` mapping still does not count as encrypted.
+    sops_error: tuple[int, str] | None = None
 
     @property
     def group(self) -> str:
@@ -87,7 +99,7 @@ class FileFacts:
 
 
 def extract_facts(data: bytes) -> FileFacts:
-    parsed = parse_yaml(data)
+    parsed = parse_yaml(data, lines_under=_LINES_UNDER)
     docs: list[DocFacts] = []
     kustomization: KustomizationFacts | None = None
     for doc in parsed.documents:
@@ -96,12 +108,12 @@ def extract_facts(data: bytes) -> FileFacts:
             continue
         value = doc.value
         if doc.index == 0 and isinstance(value, Mapping) and looks_like_kustomization(value):
-            kustomization = kustomization_facts(value)
-        docs.append(_document(value, doc.line))
+            kustomization = kustomization_facts(value, doc.lines)
+        docs.append(_document(value, doc.line, doc.lines))
     return FileFacts.of(tuple(docs), kustomization)
 
 
-def _document(value: object, line: int) -> DocFacts:
+def _document(value: object, line: int, lines: Mapping[LinePath, int]) -> DocFacts:
     if value is None:
         return DocFacts(DocKind.EMPTY, line)
     if not isinstance(value, Mapping):
@@ -120,6 +132,13 @@ def _document(value: object, line: int) -> DocFacts:
         if not present
     ]
     if missing:
+        generated = metadata.get("generateName") if isinstance(metadata, Mapping) else None
+        if missing == ["metadata.name"] and _text(generated):
+            message = (
+                f"metadata.generateName {generated!r} and no metadata.name: the API server "
+                "names such an object anew at each create, so no file can stand for it"
+            )
+            return DocFacts(DocKind.NON_KRM, line, message=message)
         return DocFacts(DocKind.NON_KRM, line, message=f"no {', '.join(missing)}")
     assert isinstance(api_version, str) and isinstance(kind, str) and isinstance(name, str)
     assert isinstance(metadata, Mapping)
@@ -127,19 +146,32 @@ def _document(value: object, line: int) -> DocFacts:
     namespace = namespace if _text(namespace) else None
     assert namespace is None or isinstance(namespace, str)
     identity = [api_version, kind, name, namespace or ""]
+    group = api_version.rpartition("/")[0]
+    has_sops = isinstance(value.get("sops"), Mapping)
+    name_error = name_problem(group, kind, name)
+    namespace_error = namespace_problem(namespace) if namespace is not None else None
     obj = ObjectFacts(
         api_version=api_version,
         kind=kind,
         name=name,
         namespace=namespace,
-        sops=isinstance(value.get("sops"), Mapping),
+        sops=has_sops,
         identity_encrypted=any(part.startswith(SOPS_MARKER) for part in identity),
         crd=_crd(value, api_version, kind),
         values_files=_values_files(value, api_version, kind),
         source_paths=_argo_source_paths(value, api_version, kind),
         digest=document_digest(value),
+        name_error=_at(lines, ("metadata", "name"), line, name_error),
+        namespace_error=_at(lines, ("metadata", "namespace"), line, namespace_error),
+        sops_error=sops_problem(value, lines, line) if has_sops else None,
     )
     return DocFacts(DocKind.KRM, line, obj=obj)
+
+
+def _at(
+    lines: Mapping[LinePath, int], part: LinePath, fallback: int, why: str | None
+) -> tuple[int, str] | None:
+    return None if why is None else (lines.get(part, fallback), why)
 
 
 def _text(value: object) -> bool:

@@ -11,6 +11,8 @@ import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bot.yaml.model import LinePath
+
 KUSTOMIZE_API_PREFIX = "kustomize.config.k8s.io/"
 ACCEPTED_FIELDS = frozenset(
     {
@@ -42,6 +44,11 @@ class KustomizationFacts:
     patch_paths: tuple[str, ...]
     # Feature codes the document uses outside the accepted set, sorted, without duplicates.
     features: tuple[str, ...]
+    # 1-based lines of each entry of ``resources`` and ``patch_paths`` (0 when unknown) and of
+    # ``namespace``: where a refusal about one of them points.
+    resource_lines: tuple[int, ...] = ()
+    patch_lines: tuple[int, ...] = ()
+    namespace_line: int = 0
 
 
 def looks_like_kustomization(doc: Mapping[str, object]) -> bool:
@@ -57,8 +64,15 @@ def is_remote(resource: str) -> bool:
     return resource.startswith(_REMOTE_PREFIXES) or "://" in resource or "?ref=" in resource
 
 
-def kustomization_facts(doc: object) -> KustomizationFacts:
-    """Read one kustomization document; anything malformed is the ``unparseable`` feature."""
+def kustomization_facts(
+    doc: object, lines: Mapping[LinePath, int] | None = None
+) -> KustomizationFacts:
+    """Read one kustomization document; anything malformed is the ``unparseable`` feature.
+
+    ``lines`` says where its parts start (``parse_yaml``'s ``lines_under`` of ``resources`` and
+    ``patches``), so a refusal can name an entry's line.
+    """
+    lines = lines or {}
     if not isinstance(doc, Mapping):
         return KustomizationFacts(None, (), (), ("unparseable",))
     features: set[str] = set()
@@ -72,35 +86,45 @@ def kustomization_facts(doc: object) -> KustomizationFacts:
         features.add("unparseable")
         namespace = None
     resources: list[str] = []
+    resource_lines: list[int] = []
     raw_resources = doc.get("resources", [])
     if raw_resources is None:
         raw_resources = []
     if not isinstance(raw_resources, list) or not all(isinstance(r, str) for r in raw_resources):
         features.add("unparseable")
     else:
-        for resource in raw_resources:
+        for index, resource in enumerate(raw_resources):
             if is_remote(resource):
                 features.add("remote-base")
             else:
                 resources.append(resource)
+                resource_lines.append(lines.get(("resources", index), 0))
     patch_paths: list[str] = []
+    patch_lines: list[int] = []
     raw_patches = doc.get("patches", [])
     if raw_patches is None:
         raw_patches = []
     if not isinstance(raw_patches, list):
         features.add("unparseable")
     else:
-        for patch in raw_patches:
+        for index, patch in enumerate(raw_patches):
             if not isinstance(patch, Mapping):
                 features.add("unparseable")
             elif "patch" in patch:
                 features.add("patches-inline")
             elif isinstance(patch.get("path"), str):
                 patch_paths.append(str(patch["path"]))
+                patch_lines.append(lines.get(("patches", index), 0))
             else:
                 features.add("unparseable")
     return KustomizationFacts(
-        namespace or None, tuple(resources), tuple(patch_paths), tuple(sorted(features))
+        namespace or None,
+        tuple(resources),
+        tuple(patch_paths),
+        tuple(sorted(features)),
+        tuple(resource_lines),
+        tuple(patch_lines),
+        lines.get(("namespace",), 0),
     )
 
 

@@ -13,22 +13,23 @@ from bot.gate.codes import IssueCode
 from bot.gate.content.context import TargetContext
 from bot.gate.content.facts import DocKind, FileFacts, ObjectFacts
 from bot.gate.content.identity import Identity, object_identity
+from bot.gate.content.names import LABEL, namespace_problem, suggest
+from bot.gate.content.object_checks import invalid_name_issues, plaintext_issues
 from bot.gate.content.placement import placement_path
+from bot.gate.content.references import ReferenceInput, reference_issues
 from bot.gate.fixes import (
     append_lines_command,
     ignore_pattern_for,
-    sops_encrypt_command,
+    rename_fix,
     sops_reencrypt_command,
 )
 from bot.gate.policy import TargetPolicy
 from bot.gate.report import Issue, ManagedObject
 from bot.gate.structural import StructuralResult
 from bot.ignore.rules import IGNORE_FILE
-from bot.paths import basename, display_path, join, relative_to
+from bot.paths import display_path, join, relative_to
 from bot.registry.model import Reason, TypeRecord, gv_string
 from bot.registry.registry import TypeRegistry
-
-SOPS_SUFFIXES = (".sops.yaml", ".sops.yml")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +87,17 @@ def check_content(inp: ContentInput) -> ContentResult:
     for path in inp.structural.report.build_directives:
         if path in inp.facts:
             issues.extend(_kustomization(path, inp.facts[path], outside.get(path, [])))
+    issues.extend(
+        reference_issues(
+            ReferenceInput(
+                inp.target.path,
+                inp.context,
+                inp.structural.report.build_directives,
+                inp.structural.files,
+                inp.structural.matcher,
+            )
+        )
+    )
     for path in inp.structural.report.yaml_files:
         if path in inp.facts and path not in inp.context.context_files:
             issues.extend(_managed_file(path, inp.facts[path], inp, managed))
@@ -101,6 +113,12 @@ def _kustomization(path: str, facts: FileFacts, outside: list[str]) -> list[Issu
         message = f"uses unparseable: {invalid.message}"
         return [Issue.of(IssueCode.UNSUPPORTED_KUSTOMIZE, path, message, line=invalid.line)]
     kust = facts.kustomization
+    if kust is not None and kust.namespace is not None:
+        why = namespace_problem(kust.namespace)
+        if why is not None:
+            line = kust.namespace_line or None
+            fix = rename_fix("namespace", suggest(kust.namespace, LABEL))
+            issues.append(Issue.of(IssueCode.INVALID_NAME, path, why, line=line, fix=fix))
     features = sorted({*(kust.features if kust is not None else ()), *outside})
     if features:
         issues.append(
@@ -183,28 +201,7 @@ def _object(
         ]
     issues: list[Issue] = []
     record = managed.record(obj)
-    if basename(path).endswith(SOPS_SUFFIXES) and not obj.sops:
-        issues.append(
-            Issue.of(
-                IssueCode.PLAINTEXT_SECRET,
-                path,
-                f"{obj.kind} '{obj.name}' is in a *.sops.yaml file but is not SOPS-encrypted "
-                "(no top-level sops key)",
-                line=line,
-                fix=sops_encrypt_command(path),
-            )
-        )
-    elif record.sensitive and not obj.sops:
-        issues.append(
-            Issue.of(
-                IssueCode.PLAINTEXT_SECRET,
-                path,
-                f"{obj.kind} '{obj.name}' is sensitive and stored in plain text; encrypt it with "
-                "SOPS",
-                line=line,
-                fix=sops_encrypt_command(path),
-            )
-        )
+    issues.extend(plaintext_issues(path, line, obj, record))
     shown_type = f"{gv_string(obj.group, obj.version)} {obj.kind}"
     if inp.catalog_error is not None:
         summary = f"{shown_type}: not followable — catalog-unavailable: {inp.catalog_error}"
@@ -225,6 +222,10 @@ def _object(
             )
         )
     identity = _identity(path, obj, record, inp)
+    refused = invalid_name_issues(path, obj, identity, record)
+    if refused:
+        issues.extend(refused)
+        return issues  # the API server refuses the object: nothing the operator could mirror
     first = managed.where.get(identity)
     if first is not None:
         where = f"{display_path(first[0])}:{first[1]}"

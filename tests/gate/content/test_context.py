@@ -37,7 +37,11 @@ def test_cycles_terminate(make_repo: MakeRepo, run_cli: RunCli) -> None:
         "t/b/cm.yaml": CM.format(name="c"),
     }
     result = run_cli("check", str(make_repo(files)), "--rev", "HEAD", "--format", "json")
-    assert result.code == 0
+    # The walk ends; kustomize refuses the cycle, and so does the gate (issue 21 item 3).
+    assert identities(result.json()) == {
+        "t/b/kustomization.yaml": "resource '../a' leads back to t/a/kustomization.yaml, which "
+        "includes this kustomization: kustomize refuses a cycle"
+    }
 
 
 def test_argo_value_files_are_context(make_repo: MakeRepo, run_cli: RunCli) -> None:
@@ -71,3 +75,24 @@ def test_a_kustomization_chain_thousands_deep() -> None:
     files = [*directives, leaf]
     context = build_context(directives, {}, files, lambda path: path.startswith("t/"))
     assert context.namespaces[leaf] == "ns"
+
+
+def test_cycles_and_diamonds_thousands_deep_are_found_without_recursion() -> None:
+    from bot.gate.content.context import build_context
+    from bot.gate.content.kustomize import KustomizationFacts
+    from bot.gate.content.references import ReferenceInput, reference_issues
+    from bot.ignore.rules import IgnoreMatcher
+
+    depth = 3000
+    directives = {
+        f"t/k{i}/kustomization.yaml": KustomizationFacts(
+            None, (f"../k{(i + 1) % depth}",), (), (), (1,)
+        )
+        for i in range(depth)
+    }  # one ring: k0 -> k1 -> ... -> k2999 -> k0
+    context = build_context(directives, {}, list(directives), lambda path: path.startswith("t/"))
+    issues = reference_issues(
+        ReferenceInput("t", context, list(directives), list(directives), IgnoreMatcher.empty())
+    )
+    assert [(i.path, i.line) for i in issues] == [(f"t/k{depth - 1}/kustomization.yaml", 1)]
+    assert "kustomize refuses a cycle" in issues[0].message

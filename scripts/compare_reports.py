@@ -25,9 +25,13 @@ _RUN = "import sys; from bot.cli.main import main; sys.exit(main(sys.argv[1:]))"
 
 def report(code: Path, tree: Path, out: Path) -> bytes:
     argv = ["check", str(tree), "--path", ".", "--format", "json", "-o", str(out)]
+    # Run inside ``code``: ``python -c`` puts the working directory first on the path, so
+    # run from this checkout both sides would import this checkout's ``bot/`` and every
+    # comparison would say "identical".
     proc = subprocess.run(
         [sys.executable, "-c", _RUN, *argv],
         env={"PYTHONPATH": str(code), "PATH": "/usr/bin:/bin"},
+        cwd=code,
         capture_output=True,
         text=True,
         check=False,

@@ -154,7 +154,7 @@ def test_config_issues_are_printed_and_exit_2(
     make_repo: MakeRepo, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo = make_repo({"t/a.yaml": CRD}, config="version: 1\ntargets: [{name: t, path: ../t}]\n")
-    with pytest.raises(UsageError, match="issue"):
+    with pytest.raises(UsageError, match="has 1 error; fix it first"):
         run_types(parse(str(repo), "--rev", "HEAD"))
     assert "invalid-path" in capsys.readouterr().err
 

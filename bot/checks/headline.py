@@ -16,13 +16,14 @@ from bot.gate.report import Verdict
 MAX_TITLE_CHARS = 255
 
 
-def n(count: int, noun: str) -> str:
+def counted(count: int, noun: str) -> str:
+    """``1 issue``, ``2 issues``: the nouns here all take an s."""
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def check_title(comparison: CheckComparison) -> str:
     if comparison.config_issues:
-        return f"Configuration invalid: {n(len(comparison.config_issues), 'issue')}"
+        return f"Configuration invalid: {counted(len(comparison.config_issues), 'issue')}"
     targets = comparison.targets
     if not targets:
         return "No GitTarget path touched"
@@ -32,16 +33,16 @@ def check_title(comparison: CheckComparison) -> str:
     if not blocking and comparison.approvals is not None and comparison.approvals.waiting:
         return shorten(waiting_title(comparison.approvals), MAX_TITLE_CHARS)
     if blocking:
-        head, noun = f"{n(blocking, 'target')} refused", "issue"
+        head, noun = f"{counted(blocking, 'target')} refused", "issue"
     elif passed_anyway:  # a new error would have blocked: what is new is warnings
         head, noun = "Passed under enforce: new", "warning"
     else:  # every issue of an accepted target is a warning
         every = "All " if len(targets) > 1 else ""
-        head, noun = f"{every}{n(len(targets), 'touched target')} accepted", "warning"
+        head, noun = f"{every}{counted(len(targets), 'touched target')} accepted", "warning"
     new, old = comparison.new_issue_count, comparison.existing_issue_count
     counts = []
     if new:
-        counts.append(n(new, f"new {noun}"))
+        counts.append(counted(new, f"new {noun}"))
     elif old:
         counts.append("no new issues" if passed_anyway else f"no new {noun}s")
     if old:
@@ -67,7 +68,7 @@ def enforce_lines(comparison: CheckComparison) -> list[str]:
             continue
         old = len(t.existing_issues)
         on_base = (
-            f"{n(old, 'issue')} already on base {'is' if old == 1 else 'are'} listed but not "
+            f"{counted(old, 'issue')} already on base {'is' if old == 1 else 'are'} listed but not "
             "blocking"
             if old
             else "none is on base"

@@ -14,7 +14,7 @@ from urllib.parse import quote
 from bot.checks.approval_summary import approvals_section
 from bot.checks.compare import CheckComparison
 from bot.checks.headline import check_title, enforce_lines
-from bot.checks.headline import n as _n
+from bot.checks.headline import counted as _n
 from bot.checks.markdown_text import inline_fix as _fix
 from bot.checks.markdown_text import inline_path as _code
 from bot.checks.markdown_text import inline_text as _md

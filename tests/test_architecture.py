@@ -35,6 +35,7 @@ PURE = (
     "bot.checks.output",
     "bot.checks.markdown_text",
     "bot.checks.approval_summary",
+    "bot.checks.headline",
     "bot.render",
     "bot.render.*",
     "bot.config",

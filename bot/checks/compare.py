@@ -4,17 +4,22 @@ Pure: two reports and the changed paths in, a :class:`CheckComparison` out. An i
 *existing* when the base report has the same finding (kind, path, pattern, message) in the
 same target; otherwise it is *new*. Line numbers are not part of the identity, so an edit
 above a finding does not make it new.
+
+What fails the check is decided here too: a touched target refused at head, except that a
+target under ``enforce: new`` fails a pull request's check only for an error the pull request
+introduces (DESIGN 4).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from bot.approvals.pending import ApprovalStatus
 from bot.forges.base import Conclusion
-from bot.gate.policy import CONFIG_FILE, GatePolicy, TargetPolicy
+from bot.gate.codes import Severity
+from bot.gate.policy import CONFIG_FILE, Enforce, GatePolicy, TargetPolicy
 from bot.gate.report import ConfigIssue, Issue, Report, TargetReport, Verdict
 
 
@@ -31,6 +36,7 @@ class TargetResult:
     verdict: Verdict  # at head
     base_verdict: Verdict | None  # None when the target has no report at base
     issues: tuple[MarkedIssue, ...]
+    enforce: Enforce = "all"  # as configured; it weighs a pull request's check only
 
     @property
     def new_issues(self) -> tuple[Issue, ...]:
@@ -39,6 +45,18 @@ class TargetResult:
     @property
     def existing_issues(self) -> tuple[Issue, ...]:
         return tuple(m.issue for m in self.issues if not m.new)
+
+    def only_new_count(self, *, pull_request: bool) -> bool:
+        """Whether its issues already on base are listed only: under ``enforce: new``, on a
+        pull request."""
+        return pull_request and self.enforce == "new"
+
+    def blocks(self, *, pull_request: bool) -> bool:
+        """Whether this target fails the check: refused at head, or, when only new issues
+        count, by an error the change introduces (warnings never refuse)."""
+        if self.only_new_count(pull_request=pull_request):
+            return any(i.severity is Severity.ERROR for i in self.new_issues)
+        return self.verdict is Verdict.REFUSED
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,13 +70,23 @@ class CheckComparison:
     # The strict targets' new objects and who approved them; None when none are new, or when
     # the check is not a pull request's (approvals are given on pull requests).
     approvals: ApprovalStatus | None = None
+    # A pull request's check, or a branch's checked as its pull request would be: the only
+    # checks ``enforce: new`` applies to. A push to the default branch gets the full verdict.
+    pull_request: bool = False
+
+    @property
+    def blocking(self) -> tuple[TargetResult, ...]:
+        """The touched targets that fail the check (see :meth:`TargetResult.blocks`)."""
+        return tuple(t for t in self.targets if t.blocks(pull_request=self.pull_request))
 
     @property
     def conclusion(self) -> Conclusion:
+        # A broken configuration fails whatever each target's setting: nothing was checked.
         if self.config_issues:
             return Conclusion.FAILURE
-        if any(t.verdict is Verdict.REFUSED for t in self.targets):
+        if self.blocking:
             return Conclusion.FAILURE
+        # Waiting for /approve is not an issue, old or new: it stops the change either way.
         if self.approvals is not None and not self.approvals.complete:
             return Conclusion.ACTION_REQUIRED
         return Conclusion.SUCCESS
@@ -131,11 +159,16 @@ def compare_reports(
     base_sha: str | None,
     touched: Collection[str],
     changed_paths: Collection[str] = (),
+    enforce: Mapping[str, Enforce] | None = None,
+    pull_request: bool = False,
 ) -> CheckComparison:
     """The comparison for the targets named in ``touched`` (the others are listed untouched).
 
     ``base`` is None when there is nothing to compare with (a new branch): every issue is new.
+    ``enforce`` is each target's setting by name (``all`` when not named); ``pull_request``
+    says whether the check is one it applies to.
     """
+    enforce = enforce or {}
     base_targets: dict[str, TargetReport] = {t.name: t for t in base.targets} if base else {}
     results = []
     untouched = []
@@ -152,6 +185,7 @@ def compare_reports(
                 target.verdict,
                 before.verdict if before else None,
                 marked,
+                enforce.get(target.name, "all"),
             )
         )
     return CheckComparison(
@@ -161,4 +195,5 @@ def compare_reports(
         untouched=tuple(untouched),
         config_issues=head.config_issues,
         changed_paths=frozenset(changed_paths),
+        pull_request=pull_request,
     )

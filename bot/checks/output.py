@@ -11,8 +11,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from bot.checks.approval_summary import approvals_section, waiting_title
+from bot.checks.approval_summary import approvals_section
 from bot.checks.compare import CheckComparison
+from bot.checks.headline import check_title, enforce_lines
+from bot.checks.headline import counted as _n
 from bot.checks.markdown_text import inline_fix as _fix
 from bot.checks.markdown_text import inline_path as _code
 from bot.checks.markdown_text import inline_text as _md
@@ -33,7 +35,6 @@ from bot.gate.report import Issue, Verdict
 
 MAX_OUTPUT_CHARS = 65535  # GitHub's limit for output.summary and output.text
 MAX_COMMENT_CHARS = 60000  # under GitHub's 65,536 and GitLab's 1,000,000; Gitea has none
-MAX_TITLE_CHARS = 255
 ERROR_TITLE = "The check could not be completed"
 
 # One hostile name or message must not eat the budget the rest of the list needs.
@@ -64,10 +65,6 @@ class _Entry:
 
 
 # --- counting and sizing -------------------------------------------------------------------
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _entries(comparison: CheckComparison) -> list[_Entry]:
@@ -131,30 +128,6 @@ def _fit(
 # --- shared pieces -------------------------------------------------------------------------
 
 
-def _title(comparison: CheckComparison) -> str:
-    if comparison.config_issues:
-        return f"Configuration invalid: {_n(len(comparison.config_issues), 'issue')}"
-    targets = comparison.targets
-    if not targets:
-        return "No GitTarget path touched"
-    refused = sum(1 for t in targets if t.verdict is Verdict.REFUSED)
-    if not refused and comparison.approvals is not None and comparison.approvals.waiting:
-        return _shorten(waiting_title(comparison.approvals), MAX_TITLE_CHARS)
-    if refused:
-        head, noun = f"{_n(refused, 'target')} refused", "issue"
-    else:  # every issue of an accepted target is a warning
-        every = "All " if len(targets) > 1 else ""
-        head, noun = f"{every}{_n(len(targets), 'touched target')} accepted", "warning"
-    new, old = comparison.new_issue_count, comparison.existing_issue_count
-    counts = []
-    if new or old:
-        counts.append(f"{new} new {noun}{'' if new == 1 else 's'}" if new else f"no new {noun}s")
-    if old:
-        counts.append(f"{old} already on base")
-    title = head + (" · " + ", ".join(counts) if counts else "")
-    return _shorten(title, MAX_TITLE_CHARS)
-
-
 def _config_section(comparison: CheckComparison) -> list[str]:
     if not comparison.config_issues:
         return []
@@ -186,7 +159,7 @@ def _overview(comparison: CheckComparison, entries: Sequence[_Entry]) -> list[st
                 f"| {_VERDICT[t.verdict]} | {base} | {len(t.new_issues)} "
                 f"| {len(t.existing_issues)} |"
             )
-        lines.append("")
+        lines += ["", *enforce_lines(comparison)]
     elif not comparison.config_issues:
         lines += ["This change touches no GitTarget path, so there is nothing to check.", ""]
     if comparison.base_sha:
@@ -245,13 +218,17 @@ def _annotatable(issue: Issue, changed: frozenset[str]) -> bool:
     return issue.path in changed and not any(0xD800 <= ord(c) <= 0xDFFF for c in issue.path)
 
 
-def _annotation(e: _Entry) -> Annotation:
+def _annotation(e: _Entry, *, counts: bool) -> Annotation:
+    """``counts``: False for an issue on base that is listed only (``enforce: new``), which
+    must not look like what fails the check."""
     issue = e.issue
     line = max(issue.line or 1, 1)
-    title = issue.kind.value + ("" if e.new else " (already on base)")
+    on_base = " (already on base)" if counts else " (already on base, not blocking)"
+    title = issue.kind.value + ("" if e.new else on_base)
     message = _shorten(_printable(issue.message, newlines=True), _MAX_ANNOTATION_MESSAGE)
     message += "\nFix: " + _printable(issue.how_to_fix)
-    return Annotation(issue.path, line, line, _LEVEL[issue.severity], title, message)
+    level: AnnotationLevel = _LEVEL[issue.severity] if counts else "warning"
+    return Annotation(issue.path, line, line, level, title, message)
 
 
 def _text(comparison: CheckComparison) -> str:
@@ -314,12 +291,16 @@ def check_output(
     summary = _fit(fixed, ((_item(e, marks=False), True) for e in rest), MAX_OUTPUT_CHARS, note)
     conclusion = comparison.conclusion
     waiting = conclusion is Conclusion.ACTION_REQUIRED
+    only_new = [t.only_new_count(pull_request=comparison.pull_request) for t in comparison.targets]
     return CheckOutput(
         conclusion=conclusion,
-        title=_title(comparison),
+        title=check_title(comparison),
         summary=summary,
         text=_text(comparison),
-        annotations=tuple(_annotation(entries[n]) for n in annotated),
+        annotations=tuple(
+            _annotation(entries[n], counts=entries[n].new or not only_new[entries[n].target])
+            for n in annotated
+        ),
         details_url=details_url,
         actions=(APPROVE_ACTION, RECHECK_ACTION) if waiting else (RECHECK_ACTION,),
     )
@@ -352,7 +333,7 @@ def summary_comment(comparison: CheckComparison, *, details_url: str | None = No
             clear = f"this change touches no GitTarget path (at {_sha(comparison.head_sha)})."
         return "\n".join([SUMMARY_MARKER, f"✅ All clear: {clear}", *link])
     icon = _ICON.get(comparison.conclusion, "❌")
-    verdict = f"{icon} **{_title(comparison)}**"  # our own words and numbers only
+    verdict = f"{icon} **{check_title(comparison)}**"  # our own words and numbers only
     fixed = [SUMMARY_MARKER, verdict, "", *_overview(comparison, entries)]
     if entries:
         fixed += ["", f"### Issues ({len(entries)})", ""]

@@ -376,16 +376,15 @@ def compare_revisions(
         base_sha=base,
         touched={t.name for t in touched},
         changed_paths=changed or (),
+        enforce={t.name: t.enforce for t in touched},
+        # A merge base means a change into a branch (a pull request, or a branch pushed as
+        # its pull request would be): what enforce: new weighs. A push's own check does not.
+        pull_request=isinstance(request.baseline, MergeBase),
     )
     untouched = tuple(t.name for t in policy.targets if t not in touched)
     allow = config.config.commands.allow_author_approval
-    return CheckComparison(
-        comparison.head_sha,
-        comparison.base_sha,
-        comparison.targets,
-        untouched,
-        tuple(issues),
-        comparison.changed_paths,
+    return dataclasses.replace(
+        comparison, untouched=untouched, config_issues=tuple(issues)
     ), strict_objects(narrowed, head_report, base_report, allow_author_approval=allow)
 
 

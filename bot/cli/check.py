@@ -7,7 +7,7 @@ import dataclasses
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from bot.cli.check_paths import CheckScope, locate, require_present, select_targets
@@ -73,7 +73,8 @@ def add_check_parser(commands: Any, formatter: type[argparse.HelpFormatter]) -> 
         description=(
             "Check every target of .ichor.yaml (or one ad-hoc --path) and print the verdict of "
             "each. Without --rev the directory on disk is read; with --rev, the git objects at "
-            "REV."
+            "REV. A tree, not a change, is checked: every issue counts, also in a target under "
+            "enforce: new (which weighs pull requests on the forge)."
         ),
         epilog=EXAMPLES,
         formatter_class=formatter,
@@ -124,6 +125,14 @@ def add_check_parser(commands: Any, formatter: type[argparse.HelpFormatter]) -> 
     )
 
 
+class CheckRun(NamedTuple):
+    report: Report
+    skipped: tuple[str, ...] = ()  # paths given that no target holds
+    # Checked targets under enforce: new, which weighs a pull request's check on the forge:
+    # a tree has no change to weigh, so check gives them the full verdict and says so.
+    enforce_new: tuple[str, ...] = ()
+
+
 def run_check(
     scope: CheckScope,
     rev: str | None,
@@ -132,8 +141,7 @@ def run_check(
     capabilities_file: str | None = None,
     max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES,
     cache: FactsCache | None = None,
-) -> tuple[Report, tuple[str, ...]]:
-    """The report, and the paths that were skipped because no target holds them."""
+) -> CheckRun:
     if max_yaml_bytes < 1:
         raise UsageError("--max-yaml-size must be a positive number of bytes")
     capabilities = read_capabilities_file(capabilities_file, target)
@@ -143,14 +151,23 @@ def run_check(
             require_present(snapshot, scope, rev)
         targets = resolve_targets(snapshot, scope.repo, adhoc, rev)
         if targets.policy is None:
-            return Report(revision=snapshot.revision, config_issues=targets.config_issues), ()
+            return CheckRun(Report(snapshot.revision, targets.config_issues))
         policy = dataclasses.replace(targets.policy, max_yaml_bytes=max_yaml_bytes)
         skipped: tuple[str, ...] = ()
         if scope.paths is not None:
             selection = select_targets(policy.targets, scope.paths, scope.shown)
             policy = dataclasses.replace(policy, targets=selection.targets)
             skipped = selection.skipped
-        return run_gate(snapshot, policy, cache=cache), skipped
+        enforce_new = tuple(t.name for t in policy.targets if t.enforce == "new")
+        return CheckRun(run_gate(snapshot, policy, cache=cache), skipped, enforce_new)
+
+
+def enforce_note(names: tuple[str, ...]) -> str:
+    are = "is" if len(names) == 1 else "are"
+    return (
+        f"{', '.join(names)} {are} under enforce: new, which weighs a pull request's check on "
+        "the forge; check checks a tree, not a change, so every issue counts here"
+    )
 
 
 def use_colour(choice: str, output: str | None, isatty: bool, environ: Mapping[str, str]) -> bool:
@@ -190,7 +207,7 @@ def run_check_command(args: argparse.Namespace, environ: Mapping[str, str]) -> i
     else:
         scope = locate(args.paths, Path.cwd())
     cache = DirectoryFactsCache(args.cache_dir) if args.cache_dir else None
-    report, skipped = run_check(
+    report, skipped, enforce_new = run_check(
         scope,
         args.rev,
         args.target,
@@ -202,6 +219,8 @@ def run_check_command(args: argparse.Namespace, environ: Mapping[str, str]) -> i
         print(f"ichor-bot: error: {config_issue_line(issue)}", file=sys.stderr)
     if skipped and not args.quiet:
         print(f"ichor-bot: skipped (in no target): {', '.join(skipped)}", file=sys.stderr)
+    if enforce_new and not args.quiet:
+        print(f"ichor-bot: note: {enforce_note(enforce_new)}", file=sys.stderr)
     if scope.paths is not None and not report.targets and not report.config_issues:
         if not args.quiet:
             print("ichor-bot: no target holds the given paths; nothing to check", file=sys.stderr)

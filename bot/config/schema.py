@@ -13,7 +13,7 @@ from __future__ import annotations
 import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
@@ -23,7 +23,7 @@ from bot.config.across import approval_field_issues, cross_target_issues, read_t
 from bot.config.fields import field_path
 from bot.config.messages import did_you_mean, line_of, plain_message
 from bot.config.values import TARGET_NAME_PATTERN as TARGET_NAME_PATTERN  # read here by others
-from bot.gate.policy import CONFIG_FILE, DEFAULT_PLACEMENT, GatePolicy, TargetPolicy
+from bot.gate.policy import CONFIG_FILE, DEFAULT_PLACEMENT, Enforce, GatePolicy, TargetPolicy
 from bot.gate.report import ConfigIssue
 from bot.git.snapshot import EntryKind, Snapshot
 
@@ -66,6 +66,7 @@ class Target(_Model):
     mode: Literal["relaxed", "strict"] = "relaxed"
     placement: Annotated[str, AfterValidator(values.placement)] = DEFAULT_PLACEMENT
     capabilities: Annotated[str, AfterValidator(values.capabilities_path)] | None = None
+    enforce: Enforce = "all"  # new: a pull request fails only for the issues it introduces
     approval: Approval | None = None
 
 
@@ -83,18 +84,23 @@ class IchorConfig(_Model):
         return GatePolicy(
             tuple(
                 TargetPolicy(
-                    t.name, t.path, placement=t.placement, capabilities=t.capabilities, mode=t.mode
+                    t.name,
+                    t.path,
+                    placement=t.placement,
+                    capabilities=t.capabilities,
+                    mode=t.mode,
+                    enforce=t.enforce,
                 )
                 for t in self.targets
             )
         )
 
 
-_KEYS: dict[str, tuple[str, ...]] = {
-    "root": tuple(IchorConfig.model_fields),
-    "target": tuple(Target.model_fields),
-    "approval": tuple(Approval.model_fields),
-    "commands": tuple(Commands.model_fields),
+_MODELS: dict[str, type[_Model]] = {
+    "root": IchorConfig,
+    "target": Target,
+    "approval": Approval,
+    "commands": Commands,
 }
 
 
@@ -165,12 +171,27 @@ def _location(loc: tuple[int | str, ...]) -> str:
     return out or "(top level)"
 
 
-def _allowed_keys(parent: tuple[int | str, ...]) -> tuple[str, ...]:
+def _model_at(parent: tuple[int | str, ...]) -> type[_Model] | None:
     shape = tuple("#" if isinstance(p, int) else p for p in parent)
     kind = {(): "root", ("targets", "#"): "target", ("targets", "#", "approval"): "approval"}.get(
         shape, "commands" if shape == ("commands",) else ""
     )
-    return _KEYS.get(kind, ())
+    return _MODELS.get(kind)
+
+
+def _allowed_keys(parent: tuple[int | str, ...]) -> tuple[str, ...]:
+    model = _model_at(parent)
+    return tuple(model.model_fields) if model is not None else ()
+
+
+def _choices(loc: tuple[int | str, ...]) -> tuple[str, ...]:
+    """The words a key allows when it allows only a few (``mode``, ``enforce``): what a near
+    miss is matched against, as an unknown key is against the allowed keys."""
+    model = _model_at(loc[:-1]) if loc else None
+    field = model.model_fields.get(str(loc[-1])) if model is not None else None
+    if field is None or get_origin(field.annotation) is not Literal:
+        return ()
+    return tuple(word for word in get_args(field.annotation) if isinstance(word, str))
 
 
 def _compose(data: bytes) -> yaml.Node | None:
@@ -201,7 +222,8 @@ def _from_error(error: Any, root: yaml.Node | None) -> ConfigIssue:
     value = _short.repr(error.get("input"))
     if kind.startswith(("invalid-",)):
         return ConfigIssue(kind, f"{where}: {value} {message}", line=line)
-    return ConfigIssue("invalid-value", f"{where}: {value} {message}", line=line)
+    hint = did_you_mean(error.get("input"), _choices(loc)) if kind == "literal_error" else ""
+    return ConfigIssue("invalid-value", f"{where}: {value} {message}{hint}", line=line)
 
 
 def _too_big(document: object) -> bool:

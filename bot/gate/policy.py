@@ -17,6 +17,9 @@ MAX_IGNORE_FILE_BYTES = 1 << 20
 DEFAULT_MAX_YAML_BYTES = 4 << 20
 # strict: new managed objects wait for /approve (DESIGN 5.1); the gate itself ignores it.
 TargetMode = Literal["relaxed", "strict"]
+# new: a pull request's check fails only for issues it introduces (DESIGN 4); the gate itself
+# ignores it, as it ignores the mode: it is how the check weighs the report.
+Enforce = Literal["all", "new"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +31,7 @@ class TargetPolicy:
     # Already read from outside the tree (``check --capabilities FILE``); wins over the path.
     loaded_capabilities: Capabilities | None = None
     mode: TargetMode = "relaxed"
+    enforce: Enforce = "all"
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,11 @@ def test_a_bad_mode_hides_neither_duplicate_names_nor_overlapping_paths() -> Non
         "  - {name: prod, path: clusters/prod/apps}\n"
     )
     assert issues(document) == [
-        (3, "invalid-value", "targets[0].mode: 'lax' must be 'relaxed' or 'strict'"),
+        (
+            3,
+            "invalid-value",
+            "targets[0].mode: 'lax' must be 'relaxed' or 'strict'; did you mean 'relaxed'?",
+        ),
         (4, "duplicate-target-name", "targets[1].name: 'prod' is already the name of targets[0]"),
         (
             4,
@@ -117,7 +121,11 @@ def test_a_key_written_twice_hides_no_other_problem() -> None:
     document = "version: 1\ntargets:\n  - {name: t, path: t, mode: lax, path: u}\nversion: 1\n"
     assert issues(document) == [
         (3, "invalid-yaml", "line 3: key 'path' appears twice in one mapping"),
-        (3, "invalid-value", "targets[0].mode: 'lax' must be 'relaxed' or 'strict'"),
+        (
+            3,
+            "invalid-value",
+            "targets[0].mode: 'lax' must be 'relaxed' or 'strict'; did you mean 'relaxed'?",
+        ),
         (4, "invalid-yaml", "line 4: key 'version' appears twice in one mapping"),
     ]
 

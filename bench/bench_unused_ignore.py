@@ -36,7 +36,9 @@ def measure(rels: list[str], text: str) -> tuple[float, float]:
             fresh.rule_for(rel)
 
     base = median_seconds(baseline)
-    unused = median_seconds(lambda: unused_rules(rules, parse_ignore_file(text).matcher, rels))
+    unused = median_seconds(
+        lambda: unused_rules(rules, parse_ignore_file(text).matcher.survey(rels))
+    )
     assert matcher is not None
     return base, unused
 

@@ -62,12 +62,42 @@ class _Line:
     dir_only: bool
 
 
-@dataclass(frozen=True, slots=True)
 class _Node:
-    """A directory walked: the rule ignoring it (or an ancestor), else each glob's states."""
+    """A directory walked: the rule ignoring it (or an ancestor), else each glob's states.
 
-    rule: IgnoreRule | None
-    states: tuple[frozenset[int], ...]
+    ``decided_at`` says how far the matcher went down ``_for_dirs`` on it: up to the line that
+    decided it, or ``-1`` through every line without a match, or ``None`` (not at all) below
+    an ignored directory, whose states are only stepped when a survey asks for them.
+    """
+
+    __slots__ = ("decided_at", "name", "parent", "rule", "states")
+
+    def __init__(
+        self,
+        rule: IgnoreRule | None,
+        states: tuple[frozenset[int], ...] | None,
+        name: bytes = b"",
+        decided_at: int | None = None,
+        parent: _Node | None = None,
+    ) -> None:
+        self.rule = rule
+        self.states = states
+        self.name = name
+        self.decided_at = decided_at
+        self.parent = parent
+
+
+@dataclass(frozen=True, slots=True)
+class Survey:
+    """One pass of the matcher over a target's paths.
+
+    ``rules``: the rule deciding each path (``rule_for``). ``in_use``: the line numbers whose
+    pattern (without its ``!``) matches a path or one of its directories, that is the lines
+    that on their own would ignore something, whatever later lines decide.
+    """
+
+    rules: dict[str, IgnoreRule | None]
+    in_use: frozenset[int]
 
 
 class IgnoreMatcher:
@@ -91,7 +121,7 @@ class IgnoreMatcher:
         # line; files do not see ``dir/`` lines (git's MUSTBEDIR).
         self._for_dirs = tuple(reversed(lines))
         self._for_files = tuple(line for line in self._for_dirs if not line.dir_only)
-        self._root = _Node(None, tuple(glob.start for glob in globs))
+        self._root = _Node(None, tuple(glob.start for glob in globs), decided_at=-1)
         self._dirs: dict[bytes, _Node] = {}
 
     @classmethod
@@ -110,20 +140,91 @@ class IgnoreMatcher:
         parent = self._directory(raw, segments)
         if parent.rule is not None:
             return parent.rule
-        name = segments[-1]
-        for line in self._for_files:
-            if self._line_matches(line, parent.states, name):
-                return None if line.rule.negated else line.rule
-        return None
+        index = self._file_decider(parent, segments[-1])
+        return None if index < 0 else _decision(self._for_files[index])
 
     def is_ignored(self, rel_path: str) -> bool:
         return self.rule_for(rel_path) is not None
+
+    def survey(self, rel_paths: Iterable[str]) -> Survey:
+        """``rule_for`` of every path, and the lines in use, in one pass.
+
+        Each line is tried at most once on each path and directory: where the matcher
+        stopped at the deciding line, only the lines below it not yet known to be in use are
+        tried further, so lines that match nothing cost what matching alone costs.
+        """
+        rules: dict[str, IgnoreRule | None] = {}
+        used: set[int] = set()
+        surveyed: set[bytes] = set()
+        for rel in rel_paths:
+            if not self.rules:
+                rules[rel] = None
+                continue
+            raw = encode_path(rel)
+            segments = raw.split(b"/")
+            parent = self._directory(raw, segments)
+            self._survey_directories(raw, segments, surveyed, used)
+            name = segments[-1]
+            if parent.rule is not None:
+                rules[rel], tried = parent.rule, 0
+            elif (index := self._file_decider(parent, name)) < 0:
+                rules[rel], tried = None, len(self._for_files)
+            else:
+                rules[rel], tried = _decision(self._for_files[index]), index + 1
+                used.add(self._for_files[index].rule.line)
+            states = self._states(parent)
+            for line in self._for_files[tried:]:
+                if line.rule.line not in used and self._line_matches(line, states, name):
+                    used.add(line.rule.line)
+        return Survey(rules, frozenset(used))
+
+    def _survey_directories(
+        self, raw: bytes, segments: list[bytes], surveyed: set[bytes], used: set[int]
+    ) -> None:
+        """Add the lines matching the path's directories not surveyed yet, top down."""
+        pending: list[_Node] = []
+        end = len(raw) - len(segments[-1]) - 1
+        for segment in reversed(segments[:-1]):
+            key = raw[:end]
+            if key in surveyed:
+                break
+            surveyed.add(key)
+            pending.append(self._dirs[key])
+            end -= len(segment) + 1
+        for node in reversed(pending):
+            states = self._states(node)
+            if node.decided_at is None:
+                tried = 0
+            elif node.decided_at < 0:
+                continue  # every line was tried on it, and none matched
+            else:
+                used.add(self._for_dirs[node.decided_at].rule.line)
+                tried = node.decided_at + 1
+            for line in self._for_dirs[tried:]:
+                if line.rule.line not in used and self._dir_line_matches(line, states, node.name):
+                    used.add(line.rule.line)
+
+    def _file_decider(self, parent: _Node, name: bytes) -> int:
+        """Where in ``_for_files`` the line deciding a file in a directory not ignored is, or
+        ``-1`` when no line matches it."""
+        states = self._states(parent)
+        for index, line in enumerate(self._for_files):
+            if self._line_matches(line, states, name):
+                return index
+        return -1
 
     @staticmethod
     def _line_matches(line: _Line, states: tuple[frozenset[int], ...], name: bytes) -> bool:
         if line.basename is not None:
             return line.basename.matches(name)
         return any(glob.ends_after(states[index], name) for index, glob in line.globs)
+
+    @staticmethod
+    def _dir_line_matches(line: _Line, states: tuple[frozenset[int], ...], name: bytes) -> bool:
+        """Whether the line matches a directory named ``name`` whose states are ``states``."""
+        if line.basename is not None:
+            return line.basename.matches(name)
+        return any(glob.accepts(states[index]) for index, glob in line.globs)
 
     def _directory(self, raw: bytes, segments: list[bytes]) -> _Node:
         """The parent directory of ``raw``, walked down from the nearest one already known.
@@ -151,18 +252,36 @@ class IgnoreMatcher:
 
     def _child(self, parent: _Node, name: bytes) -> _Node:
         if parent.rule is not None:
-            return parent  # ignored above: nothing below is looked at
-        states = tuple(
-            glob.step(state, name) for glob, state in zip(self._globs, parent.states, strict=True)
+            # Ignored above: nothing below is looked at (its states wait for a survey).
+            return _Node(parent.rule, None, name, parent=parent)
+        assert parent.states is not None  # a directory not ignored is always stepped
+        states = self._step(parent.states, name)
+        for index, line in enumerate(self._for_dirs):
+            if self._dir_line_matches(line, states, name):
+                return _Node(_decision(line), states, name, index)
+        return _Node(None, states, name, -1)
+
+    def _step(self, states: tuple[frozenset[int], ...], name: bytes) -> tuple[frozenset[int], ...]:
+        return tuple(
+            glob.step(state, name) for glob, state in zip(self._globs, states, strict=True)
         )
-        for line in self._for_dirs:
-            if line.basename is not None:
-                matched = line.basename.matches(name)
-            else:
-                matched = any(glob.accepts(states[index]) for index, glob in line.globs)
-            if matched:
-                return _Node(None if line.rule.negated else line.rule, states)
-        return _Node(None, states)
+
+    def _states(self, node: _Node) -> tuple[frozenset[int], ...]:
+        """The node's states, stepped down from the nearest ancestor that has them."""
+        pending: list[_Node] = []
+        while node.states is None:
+            pending.append(node)
+            assert node.parent is not None  # the root always has its states
+            node = node.parent
+        states = node.states
+        for below in reversed(pending):
+            states = below.states = self._step(states, below.name)
+        return states
+
+
+def _decision(line: _Line) -> IgnoreRule | None:
+    """What a matching line decides: ignored by it, or (``!pattern``) not ignored."""
+    return None if line.rule.negated else line.rule
 
 
 @dataclass(frozen=True, slots=True)

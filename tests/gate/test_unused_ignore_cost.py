@@ -117,3 +117,27 @@ def test_each_line_is_tried_at_most_once_on_each_path(counter: Counter) -> None:
         f"{total - parse} glob evaluations for {len(lines)} lines on {NODES} paths "
         f"(matching alone: {alone - parse}): some line was tried twice on a path"
     )
+
+
+def test_lines_that_cannot_match_a_name_are_not_tried_on_it(counter: Counter) -> None:
+    """2,000 lines whose literal names, prefixes, suffixes or first directories are nowhere
+    in the tree: matching and finding them unused takes no glob evaluation per line."""
+    shapes = (
+        "/no-such-{}/",
+        "/no-such-{}/x/*.txt",
+        "*.nosuch{}",
+        "nosuch-{}.bak",
+        "build-{}/",
+        "**/tmp-{}/*.log",
+        "nosuch-{}*",
+        "*-nosuch{}.txt",
+    )
+    lines = [shape.format(n) for n in range(250) for shape in shapes]
+    text = "\n".join(lines) + "\n"
+    parse = _parsing(counter, text)
+    total, unused = _structural_pass(counter, text)
+    assert unused == list(range(1, len(lines) + 1))
+    assert total - parse <= NODES, (
+        f"{total - parse} glob evaluations for {len(lines)} lines on {NODES} paths: lines "
+        "that cannot match a name are tried on it"
+    )

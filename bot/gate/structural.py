@@ -16,7 +16,7 @@ from bot.gate.policy import CONFIG_FILE, MAX_IGNORE_FILE_BYTES, TargetPolicy
 from bot.gate.report import Issue, Role, TargetReport, empty_counts
 from bot.gate.unused_ignore import unused_pattern_issues
 from bot.git.snapshot import Entry, EntryKind, Snapshot
-from bot.ignore.rules import IGNORE_FILE, IgnoreMatcher, IgnoreRule, parse_ignore_file, read_rules
+from bot.ignore.rules import IGNORE_FILE, IgnoreMatcher, IgnoreRule, parse_ignore_file
 from bot.paths import basename, decode_path, display_path, join, relative_to
 
 OPERATOR_ARTIFACTS = frozenset({"README.md", ".sops.yaml"})
@@ -218,6 +218,4 @@ def _load_ignore_file(
         )
         for denied in parsed.denied
     ]
-    denied_lines = {denied.line for denied in parsed.denied}
-    applied = tuple(rule for rule in read_rules(text) if rule.line not in denied_lines)
-    return parsed.matcher, issues, applied
+    return parsed.matcher, issues, parsed.applied

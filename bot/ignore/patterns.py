@@ -9,8 +9,21 @@ lists the corner cases; ``tests/ignore/test_differential.py`` holds them against
 
 from __future__ import annotations
 
-from bot.ignore.wildmatch import STAR, Item, Pattern, SegmentGlob, path_glob
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.ignore.wildmatch import ONE_BYTE_SETS, STAR, Item, Pattern, SegmentGlob, path_glob
 from bot.paths import encode_path
+
+
+@dataclass(frozen=True, slots=True)
+class IgnoreRule:
+    """One effective pattern line of the ignore file (1-based ``line``)."""
+
+    line: int
+    pattern: str
+    negated: bool
+
 
 _SLASH, _BACKSLASH, _STAR, _QUESTION, _OPEN, _CLOSE, _DASH, _COLON = b"/\\*?[]-:"
 
@@ -37,6 +50,39 @@ _CLASSES: dict[bytes, frozenset[int]] = {
     b"xdigit": _DIGIT | frozenset(b"ABCDEFabcdef"),
 }
 _ANY_BYTE = _span(0x01, 0xFF) - {_SLASH}
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledRule:
+    """A rule with its pattern compiled (``None``: git never matches the line)."""
+
+    rule: IgnoreRule
+    pattern: Pattern | None
+    dir_only: bool
+
+    def alone_ignores(self, segments: Sequence[bytes]) -> bool:
+        """Whether the line on its own matches a path (split at ``/``) or one of its
+        directories."""
+        pattern = self.pattern
+        if pattern is None:
+            return False
+        *directories, name = segments
+        if pattern.basename is not None:
+            glob = pattern.basename
+            return any(map(glob.matches, directories)) or (not self.dir_only and glob.matches(name))
+        for path in pattern.pathname:
+            states = path.start
+            for directory in directories:
+                states = path.step(states, directory)
+                if path.accepts(states):
+                    return True
+            if not self.dir_only and path.ends_after(states, name):
+                return True  # ``dir/`` matches directories only
+        return False
+
+
+def compile_rule(rule: IgnoreRule) -> CompiledRule:
+    return CompiledRule(rule, *compile_pattern(rule.pattern[int(rule.negated) :]))
 
 
 def compile_pattern(pattern: str) -> tuple[Pattern | None, bool]:
@@ -79,7 +125,7 @@ def _pieces(raw: bytes, *, pathname: bool) -> list[list[_Token]]:
         if c == _BACKSLASH:
             if i + 1 == end:
                 return []  # a trailing lone ``\`` never matches
-            out.append("/" if raw[i + 1] == _SLASH else frozenset(raw[i + 1 : i + 2]))
+            out.append("/" if raw[i + 1] == _SLASH else ONE_BYTE_SETS[raw[i + 1]])
             i += 2
         elif c == _SLASH:
             out.append("/")
@@ -119,7 +165,7 @@ def _pieces(raw: bytes, *, pathname: bool) -> list[list[_Token]]:
                 return []
             out.append(members)
         else:
-            out.append(frozenset(raw[i : i + 1]))
+            out.append(ONE_BYTE_SETS[c])
             i += 1
     if quirk is None:
         return [out]

@@ -1,10 +1,11 @@
 """A pattern line's text compiled into globs, tokenized the way git's ``wildmatch`` reads it.
 
-``compile_pattern`` turns one pattern (without its ``!``) into the basename glob or the
-pathname globs of ``bot.ignore.wildmatch``, reproducing git's quirks: ``**`` only as a whole
-segment, the literal-prefix quirk of ``match_pathname()``, ``[...]`` sets of bytes with git's
-ASCII ctype classes, and the lines git can never match (``None``). ``docs/ignore-semantics.md``
-lists the corner cases; ``tests/ignore/test_differential.py`` holds them against git.
+``compile_rule`` turns a line (an ``IgnoreRule``) into a ``CompiledRule``: the basename glob
+or the pathname globs of ``bot.ignore.wildmatch`` of its pattern, reproducing git's quirks:
+``**`` only as a whole segment, the literal-prefix quirk of ``match_pathname()``, ``[...]``
+sets of bytes with git's ASCII ctype classes, and the lines git can never match (``None``).
+``docs/ignore-semantics.md`` lists the corner cases; ``tests/ignore/test_differential.py``
+holds them against git.
 """
 
 from __future__ import annotations

@@ -115,7 +115,7 @@ class SegmentGlob:
         self.prefix: bytes = self._first.runs[0]
         self.suffix: bytes = self._last.runs[-1]
         self.infix: bytes = max((run for chunk in compiled for run in chunk.runs), key=len)
-        # The usual shapes as one bytes call: ``name``, ``*.ext``, ``prefix*``, ``*infix*``.
+        # The usual shapes as one call: ``name``, ``*.ext``, ``prefix*``, ``*infix*``.
         first, last = self._first.literal, self._last.literal
         if len(chunks) == 1 and first is not None:
             self.matches = first.__eq__
@@ -123,13 +123,14 @@ class SegmentGlob:
             self.matches = partial(_ends_with, last)
         elif len(chunks) == 2 and last == b"" and first is not None:
             self.matches = partial(_starts_with, first)
-        elif (
-            len(chunks) == 3
-            and first == last == b""
-            and len(self._middle) == 1
-            and (infix := self._middle[0].literal) is not None
-        ):
-            self.matches = partial(_contains, infix)
+        elif len(chunks) == 3 and first == last == b"" and len(self._middle) == 1:
+            # ``*chunk*``: found anywhere (a chunk is fixed-length sets: a search that
+            # cannot backtrack).
+            middle = self._middle[0]
+            if middle.literal is not None:
+                self.matches = partial(_contains, middle.literal)
+            elif middle.regex is not None:
+                self.matches = partial(_found, middle.regex.search)
 
     def _general(self, name: bytes) -> bool:
         size = len(name)
@@ -152,6 +153,10 @@ class SegmentGlob:
 
 def _contains(infix: bytes, name: bytes) -> bool:
     return infix in name
+
+
+def _found(search: Callable[[bytes], re.Match[bytes] | None], name: bytes) -> bool:
+    return search(name) is not None
 
 
 def _ends_with(suffix: bytes, name: bytes) -> bool:

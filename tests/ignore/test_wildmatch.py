@@ -45,6 +45,8 @@ def glob(text: bytes) -> list[Item]:
         (b"*ab*", b"ab", True),
         (b"*ab*", b"axb", False),
         (b"**ab", b"xab", True),
+        (b"*a?b*", b"xxaxbyy", True),
+        (b"*a?b*", b"xxabyy", False),
         (b"a*a*a*a*a*a*a*a*b", b"a" * 4096, False),
         (b"a*a*a*a*a*a*a*a*b", b"a" * 4096 + b"b", True),
     ],

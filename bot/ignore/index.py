@@ -19,7 +19,7 @@ from bot.ignore.wildmatch import SegmentGlob
 class SegmentIndex:
     """Items (line or glob numbers) filed by a literal every name their glob matches has."""
 
-    __slots__ = ("_exact", "_infixes", "_prefixes", "_suffixes", "_within", "rest")
+    __slots__ = ("_exact", "_filed", "_infixes", "_prefixes", "_suffixes", "_within", "rest")
 
     def __init__(self) -> None:
         self._exact: dict[bytes, list[int]] = {}
@@ -28,10 +28,12 @@ class SegmentIndex:
         self._infixes: dict[int, dict[bytes, list[int]]] = {}
         self._within: list[int] = []  # every item filed by an infix
         self.rest: list[int] = []  # in the order filed
+        self._filed = False  # anything outside ``rest``: a lookup is one test otherwise
 
     def add(self, glob: SegmentGlob, item: int) -> None:
         if glob.exact is not None:
             self._exact.setdefault(glob.exact, []).append(item)
+            self._filed = True
             return
         # The longest literal singles out the fewest names; an end is cheaper to look up.
         key, by_length = glob.prefix, self._prefixes
@@ -43,12 +45,15 @@ class SegmentIndex:
             self.rest.append(item)
             return
         by_length.setdefault(len(key), {}).setdefault(key, []).append(item)
+        self._filed = True
         if by_length is self._infixes:
             self._within.append(item)
 
     def lookup(self, name: bytes) -> list[int]:
         """The items filed under ``name``, a prefix, suffix or substring of it, each once
         (``rest`` not included)."""
+        if not self._filed:
+            return []
         found = list(self._exact.get(name, ()))
         size = len(name)
         for length, filed in self._prefixes.items():

@@ -17,7 +17,7 @@ from bot.gate.policy import CONFIG_FILE, MAX_IGNORE_FILE_BYTES, TargetPolicy
 from bot.gate.report import Issue, Role, TargetReport, empty_counts
 from bot.gate.unused_ignore import unused_pattern_issues
 from bot.git.snapshot import Entry, EntryKind, Snapshot
-from bot.ignore.rules import IGNORE_FILE, IgnoreMatcher, IgnoreRule, parse_ignore_file, read_rules
+from bot.ignore.rules import IGNORE_FILE, IgnoreMatcher, IgnoreRule, parse_ignore_file
 from bot.paths import basename, decode_path, display_path, join, relative_to
 
 OPERATOR_ARTIFACTS = frozenset({"README.md", ".sops.yaml"})
@@ -56,16 +56,16 @@ def classify_target(snapshot: Snapshot, target: TargetPolicy) -> StructuralResul
     files: list[str] = []
     matcher, ignore_issues, applied = _load_ignore_file(snapshot, target.path)
     issues.extend(ignore_issues)
-    rels: list[str] = []
+    # The target path itself is not a directory: reported by _path_itself.
+    entries = [entry for entry in snapshot.under(target.path) if entry.path != target.path]
+    rels = [relative_to(entry.path, target.path) for entry in entries]
+    # One pass of the matcher decides every entry and finds the lines in use.
+    survey = matcher.survey(rels)
 
-    for entry in snapshot.under(target.path):
-        if entry.path == target.path:
-            continue  # the target path itself is not a directory: reported by _path_itself
-        rel = relative_to(entry.path, target.path)
-        rels.append(rel)
+    for entry, rel in zip(entries, rels, strict=True):
         if entry.kind is EntryKind.FILE:
             files.append(entry.path)
-        role, issue = _classify(entry, rel, matcher)
+        role, issue = _classify(entry, rel, ignored=survey.rules[rel] is not None)
         counts[role] += 1
         if issue is not None:
             issues.append(issue)
@@ -81,7 +81,7 @@ def classify_target(snapshot: Snapshot, target: TargetPolicy) -> StructuralResul
             ignored_yaml.append(entry.path)
 
     ignore_file = join(target.path, IGNORE_FILE)
-    issues.extend(unused_pattern_issues(ignore_file, applied, matcher, rels))
+    issues.extend(unused_pattern_issues(ignore_file, applied, survey))
     if not path_issues and not any(counts.values()):
         # A typo in .ichor.yaml would otherwise be accepted with nothing checked.
         issues.append(empty_target_issue(snapshot, target.path))
@@ -97,16 +97,17 @@ def classify_target(snapshot: Snapshot, target: TargetPolicy) -> StructuralResul
     return StructuralResult(report, matcher, tuple(ignored_yaml), tuple(files))
 
 
-def _classify(entry: Entry, rel: str, matcher: IgnoreMatcher) -> tuple[Role, Issue | None]:
-    """Roles 1–7 in DESIGN order; the first that applies decides."""
+def _classify(entry: Entry, rel: str, *, ignored: bool) -> tuple[Role, Issue | None]:
+    """Roles 1–7 in DESIGN order; the first that applies decides (``ignored``: whether the
+    root ignore file matches the entry)."""
     name = basename(rel)
     # 1. links are refused unless ignored: a writer could follow them out of the subtree.
     if entry.kind is EntryKind.SYMLINK:
-        if matcher.is_ignored(rel):
+        if ignored:
             return Role.IGNORED, None
         return Role.FOREIGN, _foreign_symlink(entry)
     if entry.kind is EntryKind.GITLINK:
-        if matcher.is_ignored(rel):
+        if ignored:
             return Role.IGNORED, None
         message = f"git submodule (gitlink at commit {entry.oid})" if entry.oid else "git submodule"
         return Role.FOREIGN, Issue.of(IssueCode.FOREIGN_SUBMODULE, entry.path, message)
@@ -123,7 +124,7 @@ def _classify(entry: Entry, rel: str, matcher: IgnoreMatcher) -> tuple[Role, Iss
         if name in BUILD_DIRECTIVES:
             return Role.BUILD_DIRECTIVE, None
     # 4. the root ignore file: never read.
-    if matcher.is_ignored(rel):
+    if ignored:
         return Role.IGNORED, None
     if entry.kind is EntryKind.SPECIAL:
         return Role.FOREIGN, Issue.of(
@@ -216,6 +217,4 @@ def _load_ignore_file(
         )
         for denied in parsed.denied
     ]
-    denied_lines = {denied.line for denied in parsed.denied}
-    applied = tuple(rule for rule in read_rules(text) if rule.line not in denied_lines)
-    return parsed.matcher, issues, applied
+    return parsed.matcher, issues, parsed.applied

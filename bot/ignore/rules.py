@@ -1,22 +1,34 @@
-"""The root ``.gittargetignore``: git's ignore semantics over target-relative paths.
+"""The root ``.gittargetignore``: its lines read as git reads them, and the denied patterns.
 
-Every pattern line is read the way git reads it (``dir.c``) and tokenized the way git's
-``wildmatch`` reads it, into the globs of ``bot.ignore.wildmatch``, which match in time linear in
-the path's length whatever the pattern (a pull request writes this file). The last matching
-line decides, so every match can name the line and pattern that decided it. Directory
-exclusion is applied the way git applies it: once a directory is ignored nothing below it is
-looked at, so a later ``!pattern`` cannot re-include a file inside it. Git is the reference;
-the semantics are described in ``docs/ignore-semantics.md`` and pinned by
+Every pattern line is read the way git reads it (``dir.c``), tokenized the way git's
+``wildmatch`` reads it (``bot.ignore.patterns``) into the globs of ``bot.ignore.wildmatch``,
+which match in time linear in the path's length whatever the pattern (a pull request writes
+this file), and applied by ``bot.ignore.matcher`` with git's semantics (the last matching line
+decides; nothing below an ignored directory is re-included). Git is the reference; the
+semantics are described in ``docs/ignore-semantics.md`` and pinned by
 ``tests/ignore/test_differential.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bot.ignore.wildmatch import STAR, Item, PathGlob, Pattern, SegmentGlob, path_glob
+from bot.ignore.matcher import IgnoreMatcher, Survey
+from bot.ignore.patterns import CompiledRule, IgnoreRule, compile_rule
 from bot.paths import encode_path
+
+__all__ = [
+    "DENIED_PATTERNS",
+    "IGNORE_FILE",
+    "DeniedPattern",
+    "IgnoreMatcher",
+    "IgnoreRule",
+    "ParsedIgnoreFile",
+    "Survey",
+    "is_denied",
+    "parse_ignore_file",
+    "read_rules",
+]
 
 IGNORE_FILE = ".gittargetignore"
 
@@ -32,41 +44,9 @@ _PROBE_FAMILIES: tuple[tuple[str, ...], ...] = (
     ("d/a.yml", "zq-7/p/M_x9.yml", "M_x9/v1/k.yml"),
 )
 
+_PROBES = tuple(tuple(encode_path(path).split(b"/") for path in f) for f in _PROBE_FAMILIES)
+
 _UTF8_BOM = "\ufeff"
-_SLASH, _BACKSLASH, _STAR, _QUESTION, _OPEN, _CLOSE, _DASH, _COLON = b"/\\*?[]-:"
-
-
-def _span(first: int, last: int) -> frozenset[int]:
-    return frozenset(range(first, last + 1))
-
-
-_DIGIT, _UPPER, _LOWER = _span(0x30, 0x39), _span(0x41, 0x5A), _span(0x61, 0x7A)
-_GRAPH = _span(0x21, 0x7E)
-# wildmatch's [:class:] sets: git's own ctype, ASCII only (measured against git 2.39).
-_CLASSES: dict[bytes, frozenset[int]] = {
-    b"alnum": _DIGIT | _UPPER | _LOWER,
-    b"alpha": _UPPER | _LOWER,
-    b"blank": frozenset(b"\t "),
-    b"cntrl": _span(0x01, 0x1F) | {0x7F},
-    b"digit": _DIGIT,
-    b"graph": _GRAPH,
-    b"lower": _LOWER,
-    b"print": _GRAPH | {0x20},
-    b"punct": _GRAPH - _DIGIT - _UPPER - _LOWER,
-    b"space": frozenset(b"\t\n\r "),
-    b"upper": _UPPER,
-    b"xdigit": _DIGIT | frozenset(b"ABCDEFabcdef"),
-}
-_ANY_BYTE = _span(0x01, 0xFF) - {_SLASH}
-
-
-@dataclass(frozen=True, slots=True)
-class IgnoreRule:
-    """One effective pattern line of the ignore file (1-based ``line``)."""
-
-    line: int
-    pattern: str
-    negated: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,122 +56,11 @@ class DeniedPattern:
 
 
 @dataclass(frozen=True, slots=True)
-class _Line:
-    """A compiled rule: its basename glob, or the indexes of its pathname globs."""
-
-    rule: IgnoreRule
-    basename: SegmentGlob | None
-    globs: tuple[tuple[int, PathGlob], ...]
-    dir_only: bool
-
-
-@dataclass(frozen=True, slots=True)
-class _Node:
-    """A directory walked: the rule ignoring it (or an ancestor), else each glob's states."""
-
-    rule: IgnoreRule | None
-    states: tuple[frozenset[int], ...]
-
-
-class IgnoreMatcher:
-    """Answers "is this target-relative path ignored?" with git's semantics."""
-
-    def __init__(self, rules: Iterable[IgnoreRule]) -> None:
-        kept: list[IgnoreRule] = []
-        lines: list[_Line] = []
-        globs: list[PathGlob] = []
-        for rule in rules:
-            pattern, dir_only = _compile(rule)
-            if pattern is None:
-                continue  # a line git can never match (``\\`` at the end, ``[`` unclosed ...)
-            kept.append(rule)
-            indexed = tuple(enumerate(pattern.pathname, start=len(globs)))
-            globs.extend(pattern.pathname)
-            lines.append(_Line(rule, pattern.basename, indexed, dir_only))
-        self.rules: tuple[IgnoreRule, ...] = tuple(kept)
-        self._globs = tuple(globs)
-        # Last line first: the last matching line decides, as in git. Directories see every
-        # line; files do not see ``dir/`` lines (git's MUSTBEDIR).
-        self._for_dirs = tuple(reversed(lines))
-        self._for_files = tuple(line for line in self._for_dirs if not line.dir_only)
-        self._root = _Node(None, tuple(glob.start for glob in globs))
-        self._dirs: dict[bytes, _Node] = {}
-
-    @classmethod
-    def empty(cls) -> IgnoreMatcher:
-        return cls(())
-
-    def __bool__(self) -> bool:
-        return bool(self.rules)
-
-    def rule_for(self, rel_path: str) -> IgnoreRule | None:
-        """The rule that ignores ``rel_path`` or one of its directories; ``None`` if not ignored."""
-        if not self.rules:
-            return None
-        raw = encode_path(rel_path)
-        segments = raw.split(b"/")
-        parent = self._directory(raw, segments)
-        if parent.rule is not None:
-            return parent.rule
-        name = segments[-1]
-        for line in self._for_files:
-            if self._line_matches(line, parent.states, name):
-                return None if line.rule.negated else line.rule
-        return None
-
-    def is_ignored(self, rel_path: str) -> bool:
-        return self.rule_for(rel_path) is not None
-
-    @staticmethod
-    def _line_matches(line: _Line, states: tuple[frozenset[int], ...], name: bytes) -> bool:
-        if line.basename is not None:
-            return line.basename.matches(name)
-        return any(glob.ends_after(states[index], name) for index, glob in line.globs)
-
-    def _directory(self, raw: bytes, segments: list[bytes]) -> _Node:
-        """The parent directory of ``raw``, walked down from the nearest one already known.
-
-        No recursion (a path may be thousands of directories deep), and each directory is
-        matched once, one automaton step from its parent's states.
-        """
-        cut = raw.rfind(b"/")
-        if cut < 0:
-            return self._root
-        known_parent = self._dirs.get(raw[:cut])
-        if known_parent is not None:
-            return known_parent
-        ends = [-1]
-        for segment in segments[:-1]:
-            ends.append(ends[-1] + len(segment) + 1)
-        known = len(ends) - 1  # directories above the file
-        while known > 0 and raw[: ends[known]] not in self._dirs:
-            known -= 1
-        node = self._dirs[raw[: ends[known]]] if known else self._root
-        for depth in range(known + 1, len(ends)):
-            node = self._child(node, segments[depth - 1])
-            self._dirs[raw[: ends[depth]]] = node
-        return node
-
-    def _child(self, parent: _Node, name: bytes) -> _Node:
-        if parent.rule is not None:
-            return parent  # ignored above: nothing below is looked at
-        states = tuple(
-            glob.step(state, name) for glob, state in zip(self._globs, parent.states, strict=True)
-        )
-        for line in self._for_dirs:
-            if line.basename is not None:
-                matched = line.basename.matches(name)
-            else:
-                matched = any(glob.accepts(states[index]) for index, glob in line.globs)
-            if matched:
-                return _Node(None if line.rule.negated else line.rule, states)
-        return _Node(None, states)
-
-
-@dataclass(frozen=True, slots=True)
 class ParsedIgnoreFile:
     matcher: IgnoreMatcher
     denied: tuple[DeniedPattern, ...]
+    # Every pattern line applied (not denied), those git never matches included.
+    applied: tuple[IgnoreRule, ...]
 
 
 def read_rules(text: str) -> tuple[IgnoreRule, ...]:
@@ -208,27 +77,31 @@ def read_rules(text: str) -> tuple[IgnoreRule, ...]:
 
 def parse_ignore_file(text: str) -> ParsedIgnoreFile:
     """Split the file into effective rules and denied patterns (which are not applied)."""
-    rules: list[IgnoreRule] = []
+    rules: list[CompiledRule] = []
     denied: list[DeniedPattern] = []
     for rule in read_rules(text):
-        if is_denied(rule):
+        compiled = compile_rule(rule)  # once, for the denied check and the matcher
+        if is_denied(compiled):
             denied.append(DeniedPattern(rule.line, rule.pattern))
         else:
-            rules.append(rule)
-    return ParsedIgnoreFile(IgnoreMatcher(rules), tuple(denied))
+            rules.append(compiled)
+    applied = tuple(compiled.rule for compiled in rules)
+    return ParsedIgnoreFile(IgnoreMatcher(rules), tuple(denied), applied)
 
 
-def is_denied(rule: IgnoreRule) -> bool:
-    if rule.negated:
+def is_denied(rule: IgnoreRule | CompiledRule) -> bool:
+    compiled = rule if isinstance(rule, CompiledRule) else compile_rule(rule)
+    if compiled.rule.negated:
         return False
-    if rule.pattern in DENIED_PATTERNS:
+    if compiled.rule.pattern in DENIED_PATTERNS:
         return True
-    alone = IgnoreMatcher((rule,))
-    return any(all(alone.is_ignored(p) for p in family) for family in _PROBE_FAMILIES)
+    return any(all(map(compiled.alone_ignores, family)) for family in _PROBES)
 
 
 def _trim_trailing_spaces(line: str) -> str:
     """git's ``trim_trailing_spaces``: unescaped trailing spaces go, tabs and ``\\ `` stay."""
+    if not line.endswith(" "):
+        return line  # the usual line, read in one call
     cut: int | None = None
     i = 0
     while i < len(line):
@@ -242,152 +115,3 @@ def _trim_trailing_spaces(line: str) -> str:
                     return line  # git leaves a line ending in a lone ``\`` alone
         i += 1
     return line if cut is None else line[:cut]
-
-
-def _compile(rule: IgnoreRule) -> tuple[Pattern | None, bool]:
-    """The line's pattern (``None`` if it can never match), and whether it is ``dir/``."""
-    raw = encode_path(rule.pattern[1:] if rule.negated else rule.pattern)
-    dir_only = raw.endswith(b"/")
-    if dir_only:
-        raw = raw[:-1]  # only one: ``a//`` keeps ``a/``, which never matches
-    if b"/" not in raw:
-        # git matches a pattern without ``/`` against the basename at any depth, with ``**``
-        # no different from ``*``.
-        variants = _pieces(raw, pathname=False)
-        if not variants:
-            return None, dir_only
-        items = [item for item in variants[0] if not isinstance(item, str)]
-        return Pattern(SegmentGlob(items), ()), dir_only
-    raw = raw.removeprefix(b"/")  # only one: ``//a`` never matches
-    # Paths have no empty segment: a leading, trailing or doubled separator never matches.
-    globs = tuple(glob for v in _pieces(raw, pathname=True) if (glob := path_glob(v)) is not None)
-    return (Pattern(None, globs) if globs else None), dir_only
-
-
-# A token of ``_pieces``: a position's byte set, ``STAR``, ``"/"`` or a whole-segment ``"**"``.
-_Token = Item | str
-
-
-def _pieces(raw: bytes, *, pathname: bool) -> list[list[_Token]]:
-    """Tokenize like git's ``wildmatch``: the one or two token lists whose union is ``raw``."""
-    # match_pathname() compares the literal prefix (up to the first of ``*?[\\``) itself and
-    # hands only the rest to wildmatch, so ``**`` right after that prefix counts as being at
-    # the start of the pattern: ``foo**/bar`` matches ``foobar``, ``foo/bar``, ``fooX/Y/bar``.
-    prefix = next((i for i, c in enumerate(raw) if c in b"*?[\\"), len(raw))
-    out: list[_Token] = []
-    quirk: int | None = None  # index in ``out`` of the ``**`` right after the prefix
-    zero_dir = False
-    i, end = 0, len(raw)
-    while i < end:
-        c = raw[i]
-        if c == _BACKSLASH:
-            if i + 1 == end:
-                return []  # a trailing lone ``\`` never matches
-            out.append("/" if raw[i + 1] == _SLASH else frozenset(raw[i + 1 : i + 2]))
-            i += 2
-        elif c == _SLASH:
-            out.append("/")
-            i += 1
-        elif c == _QUESTION:
-            out.append(_ANY_BYTE)
-            i += 1
-        elif c == _STAR:
-            j = i
-            while j < end and raw[j] == _STAR:
-                j += 1  # ``***`` is ``**``
-            after = raw[j : j + 2]
-            special = (
-                pathname
-                and j - i > 1
-                and (i in (0, prefix) or raw[i - 1] == _SLASH)
-                and (j == end or after[:1] == b"/" or after == b"\\/")
-            )
-            if not special:
-                out.append(STAR)  # ``**`` inside a name is ``*``
-            elif i > 0 and raw[i - 1] != _SLASH:
-                quirk, zero_dir = len(out), after[:1] == b"/"
-                out.append("**")
-            elif after == b"\\/":
-                # ``**\/`` is special but skips git's "zero directories" shortcut: it needs
-                # at least one directory, ``*/**/``.
-                out += [STAR, "/", "**"]
-            else:
-                out.append("**")
-            i = j
-        elif c == _OPEN:
-            parsed = _bracket(raw, i)
-            if parsed is None:
-                return []  # unclosed ``[`` or unknown ``[:class:]``: git never matches
-            members, i = parsed
-            if not members:
-                return []
-            out.append(members)
-        else:
-            out.append(frozenset(raw[i : i + 1]))
-            i += 1
-    if quirk is None:
-        return [out]
-    return _expand_quirk(out[:quirk], out[quirk + 1 :], zero_dir=zero_dir)
-
-
-def _expand_quirk(head: list[_Token], rest: list[_Token], *, zero_dir: bool) -> list[list[_Token]]:
-    """The globs for ``head`` + the quirky ``**`` + ``rest``: it matches any text, ``/``
-    included, from the end of the prefix on (``rest`` is empty or starts with ``/``)."""
-    variants: list[list[_Token]] = [[*head, STAR, "/", "**", *rest]]
-    if not rest:
-        variants.append([*head, STAR])
-    elif zero_dir:
-        # wildmatch's shortcut: ``**/`` matching nothing. What follows is matched as a pattern
-        # of its own, so a ``**`` at its start is special again, glued to ``head`` as well.
-        after = rest[1:]
-        if after[:1] == ["**"]:
-            variants += _expand_quirk(head, after[1:], zero_dir=after[1:2] == ["/"])
-        else:
-            variants.append([*head, *after])
-    return variants
-
-
-def _bracket(raw: bytes, start: int) -> tuple[frozenset[int], int] | None:
-    """wildmatch's ``[...]`` at ``raw[start]``: the bytes it matches and the index past it."""
-    p, end = start + 1, len(raw)
-    negated = raw[p : p + 1] in (b"!", b"^")
-    p += negated
-    members: set[int] = set()
-    prev = 0
-    while True:  # wildmatch's do-while: the first member may be ``]``
-        if p >= end:
-            return None
-        c = raw[p]
-        if c == _BACKSLASH:
-            p += 1
-            if p >= end:
-                return None
-            c = raw[p]
-            members.add(c)
-        elif c == _DASH and prev and p + 1 < end and raw[p + 1] != _CLOSE:
-            p += 1
-            if raw[p] == _BACKSLASH:
-                p += 1
-                if p >= end:
-                    return None
-            members.update(range(prev, raw[p] + 1))
-            c = 0  # a range ends the run: ``a-c-e`` is a-c, ``-``, ``e``
-        elif c == _OPEN and raw[p + 1 : p + 2] == b":":
-            close = raw.find(b"]", p + 2)
-            if close < 0:
-                return None
-            if close - p - 3 < 0 or raw[close - 1] != _COLON:
-                members.add(c)  # no ``:]``: a plain ``[``, and go on after it
-            else:
-                named = _CLASSES.get(raw[p + 2 : close - 1])
-                if named is None:
-                    return None
-                members |= named
-                p, c = close, 0
-        else:
-            members.add(c)
-        prev = c
-        p += 1
-        if raw[p : p + 1] == b"]":
-            break
-    return frozenset((_ANY_BYTE - members) if negated else (members & _ANY_BYTE)), p + 1

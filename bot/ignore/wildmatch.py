@@ -24,19 +24,35 @@ STAR = None
 Item = frozenset[int] | None
 
 
+# A one-byte set and its byte: a pattern of thousands of lines is mostly literal bytes.
+_ONE_BYTE = {frozenset((byte,)): byte for byte in range(256)}
+ONE_BYTE_SETS = tuple(frozenset((byte,)) for byte in range(256))
+
+
 class _Chunk:
     """A fixed-length run of one-byte sets: compared as bytes when every set is one byte."""
 
-    __slots__ = ("literal", "regex", "size")
+    __slots__ = ("literal", "regex", "runs", "size")
 
     def __init__(self, sets: Sequence[frozenset[int]]) -> None:
         self.size = len(sets)
         self.literal: bytes | None = None
         self.regex: re.Pattern[bytes] | None = None
-        if all(len(members) == 1 for members in sets):
-            self.literal = bytes(next(iter(members)) for members in sets)
+        codes = [_ONE_BYTE.get(members) for members in sets]
+        if None not in codes:
+            self.literal = bytes(code for code in codes if code is not None)
+            self.runs = [self.literal]
         else:
             self.regex = re.compile(b"".join(_byte_class(members) for members in sets), re.DOTALL)
+            # The runs of one-byte sets, the first and last at the chunk's ends (empty when a
+            # set of several bytes is there).
+            runs = [bytearray()]
+            for code in codes:
+                if code is None:
+                    runs.append(bytearray())
+                else:
+                    runs[-1].append(code)
+            self.runs = [bytes(run) for run in runs]
 
     def at(self, name: bytes, pos: int) -> bool:
         """Whether the chunk holds at ``name[pos:pos + size]`` (the caller checks the length)."""
@@ -64,7 +80,18 @@ def _byte_class(members: frozenset[int]) -> bytes:
 class SegmentGlob:
     """One path segment's glob (or a whole basename's): chunks of byte sets between stars."""
 
-    __slots__ = ("_first", "_last", "_middle", "_minimum", "_starred", "matches")
+    __slots__ = (
+        "_first",
+        "_last",
+        "_middle",
+        "_minimum",
+        "_starred",
+        "exact",
+        "infix",
+        "matches",
+        "prefix",
+        "suffix",
+    )
 
     def __init__(self, items: Sequence[Item]) -> None:
         chunks: list[list[frozenset[int]]] = [[]]
@@ -73,15 +100,22 @@ class SegmentGlob:
                 chunks.append([])
             else:
                 chunks[-1].append(item)
+        compiled = [_Chunk(chunk) for chunk in chunks]
+        self._first = compiled[0]
+        self._last = compiled[-1]
         # ``a**b`` is ``a*b``: empty chunks between stars change nothing.
-        self._first = _Chunk(chunks[0])
-        self._last = _Chunk(chunks[-1])
-        self._middle = tuple(_Chunk(chunk) for chunk in chunks[1:-1] if chunk)
+        self._middle = tuple(chunk for chunk in compiled[1:-1] if chunk.size)
         self._starred = len(chunks) > 1
         chunk_sizes = [chunk.size for chunk in self._middle]
         self._minimum = sum(chunk_sizes) + self._first.size + (self._last.size * self._starred)
         self.matches: Callable[[bytes], bool] = self._general
-        # The usual shapes as one bytes call: ``name``, ``*.ext``, ``prefix*``, ``*``.
+        # What every name it matches is, starts with, ends with or holds: keys to look it up
+        # by (the literal runs of its chunks; ``b""`` when there is none).
+        self.exact: bytes | None = None if self._starred else self._first.literal
+        self.prefix: bytes = self._first.runs[0]
+        self.suffix: bytes = self._last.runs[-1]
+        self.infix: bytes = max((run for chunk in compiled for run in chunk.runs), key=len)
+        # The usual shapes as one call: ``name``, ``*.ext``, ``prefix*``, ``*infix*``.
         first, last = self._first.literal, self._last.literal
         if len(chunks) == 1 and first is not None:
             self.matches = first.__eq__
@@ -89,6 +123,14 @@ class SegmentGlob:
             self.matches = partial(_ends_with, last)
         elif len(chunks) == 2 and last == b"" and first is not None:
             self.matches = partial(_starts_with, first)
+        elif len(chunks) == 3 and first == last == b"" and len(self._middle) == 1:
+            # ``*chunk*``: found anywhere (a chunk is fixed-length sets: a search that
+            # cannot backtrack).
+            middle = self._middle[0]
+            if middle.literal is not None:
+                self.matches = partial(_contains, middle.literal)
+            elif middle.regex is not None:
+                self.matches = partial(_found, middle.regex.search)
 
     def _general(self, name: bytes) -> bool:
         size = len(name)
@@ -107,6 +149,14 @@ class SegmentGlob:
                 return False
             pos = found + chunk.size
         return True
+
+
+def _contains(infix: bytes, name: bytes) -> bool:
+    return infix in name
+
+
+def _found(search: Callable[[bytes], re.Match[bytes] | None], name: bytes) -> bool:
+    return search(name) is not None
 
 
 def _ends_with(suffix: bytes, name: bytes) -> bool:
@@ -136,7 +186,7 @@ class PathGlob:
     of the parent (each directory costs one step, however deep it is).
     """
 
-    __slots__ = ("_closure", "_final", "segments", "start")
+    __slots__ = ("_closure", "_final", "first", "floating", "one_segment", "segments", "start")
 
     def __init__(self, segments: Sequence[Segment]) -> None:
         self.segments = tuple(segments)
@@ -150,6 +200,14 @@ class PathGlob:
             closure.append(frozenset(range(p, q + 1)))
         self._closure = tuple(closure)
         self.start: frozenset[int] = self._closure[0]
+        # ``**/`` first: the start states hold at any depth, and only a segment matching
+        # ``first`` (the first segment glob) takes the glob beyond them.
+        self.floating = self.segments[0] is ANY_SEGMENTS
+        at = next(p for p, seg in enumerate(self.segments) if isinstance(seg, SegmentGlob))
+        first = self.segments[at]
+        assert isinstance(first, SegmentGlob)  # a trailing ``**`` has a ``*`` before it
+        self.first = first
+        self.one_segment = self._final in self._closure[at + 1]  # ``first`` may end it
 
     def step(self, states: frozenset[int], segment: bytes) -> frozenset[int]:
         """The states after one more segment."""
@@ -184,6 +242,15 @@ class PathGlob:
 
     def accepts(self, states: frozenset[int]) -> bool:
         return self._final in states
+
+    def literal_next(self, states: frozenset[int]) -> bytes | None:
+        """The one name the next segment must be for anything to follow these states, if
+        there is such a name (a single state before a literal segment)."""
+        if len(states) != 1:
+            return None
+        (p,) = states
+        current = self.segments[p] if p < self._final else None
+        return current.exact if isinstance(current, SegmentGlob) else None
 
     def matches(self, segments: Sequence[bytes]) -> bool:
         states = self.start

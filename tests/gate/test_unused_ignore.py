@@ -11,7 +11,7 @@ ENTRIES = ["app.yaml", "notes.txt", "keep.txt", "vendor/a/b.bin", "docs/x.md"]
 def unused_lines(text: str, entries: list[str] = ENTRIES) -> list[int]:
     parsed = parse_ignore_file(text)
     applied = [r for r in read_rules(text) if r.line not in {d.line for d in parsed.denied}]
-    return [rule.line for rule in unused_rules(applied, parsed.matcher, entries)]
+    return [rule.line for rule in unused_rules(applied, parsed.matcher.survey(entries))]
 
 
 def test_a_line_is_used_when_it_alone_matches_an_entry() -> None:
@@ -43,7 +43,8 @@ def test_no_rules_no_entries() -> None:
 def test_issues_name_the_line_and_pattern() -> None:
     text = "/gone/\n  /notes.txt\n!  x\n"
     parsed = parse_ignore_file(text)
-    issues = unused_pattern_issues("t/.gittargetignore", read_rules(text), parsed.matcher, ENTRIES)
+    survey = parsed.matcher.survey(ENTRIES)
+    issues = unused_pattern_issues("t/.gittargetignore", read_rules(text), survey)
     assert [(i.kind.value, i.severity.value, i.path, i.line, i.pattern) for i in issues] == [
         ("unused-ignore-pattern", "warning", "t/.gittargetignore", 1, "/gone/"),
         ("unused-ignore-pattern", "warning", "t/.gittargetignore", 2, "  /notes.txt"),

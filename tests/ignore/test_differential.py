@@ -18,6 +18,7 @@ from bot.paths import decode_path, display_path
 
 SEED = int(os.environ.get("ICHOR_IGNORE_SEED", "20240611"))
 GENERATED_CASES = 400
+MIXED_CASES = 100
 
 # Name atoms: specials of the pattern language, spaces, dashes, dots, a tab, non-ASCII (é, ü,
 # and à whose UTF-8 ends in the byte 0xa0, a no-break space in Latin-1) and non-UTF-8 bytes.
@@ -92,6 +93,25 @@ EDGE_CASES: list[tuple[bytes, list[bytes]]] = [
     (b"a*a*a*a*a*a*a*a*b\n", [b"a" * 60, b"a" * 250, b"a" * 250 + b"b", b"d/" + b"a" * 9 + b"b"]),
     (b"/**/a*a*a*/**/b\n", [b"a/" * 30 + b"b", b"aaa/" * 30 + b"b", b"aaa/" * 30 + b"c"]),
     (b"**/x*[[:alpha:]]*?*y\n!**/q*\n", [b"x" + b"a" * 200 + b"y", b"q/x" + b"ab" * 90 + b"y"]),
+    # Lines the matcher looks up by different keys (a literal name, prefix or suffix, a first
+    # segment after ``**/``, an anchored literal directory) overriding each other.
+    (
+        b"*.txt\n!keep*\n/d/keep.txt\n**/k/keep.txt\n!/d/\n",
+        [b"a.txt", b"keep.txt", b"d/keep.txt", b"d/a.txt", b"e/keep.txt", b"e/k/keep.txt"],
+    ),
+    (
+        b"/a/b/c\n/a/*/d/\n!/a/x/d/e\n/a/y\n",
+        [b"a/b/c", b"a/b/cc", b"a/x/d/e", b"a/z/d/f", b"a/y/g", b"b/a/b/c", b"a/b/c2/x"],
+    ),
+    (
+        b"**/a/b/*.log\n!**/b/keep.log\n**/a/**/z\n",
+        [b"a/b/x.log", b"q/a/b/keep.log", b"a/a/b/y.log", b"a/q/b/x.log", b"a/z", b"x/a/y/y/z"],
+    ),
+    (b"ab*\n*ab\nab\n!a*b\n", [b"ab", b"abab", b"aXb", b"xab", b"abx", b"d/ab", b"d/aab"]),
+    (
+        b"build/\n*.d/\ntmp*/\n**/cache/\n",
+        [b"build", b"x/build/y", b"a.d/f", b"a.d2/f", b"tmpx/f", b"tmp", b"q/cache/f", b"cache"],
+    ),
 ]
 
 
@@ -259,13 +279,15 @@ def _git_ignored(repo: Path, cases: list[tuple[bytes, list[bytes]]]) -> list[set
 
 
 def _report(number: int, patterns: bytes, files: list[bytes], git: set[bytes]) -> str | None:
-    matcher = IgnoreMatcher(read_rules(decode_path(patterns)))
+    rules = read_rules(decode_path(patterns))
+    matcher = IgnoreMatcher(rules)
+    surveyed = IgnoreMatcher(rules).survey([decode_path(rel) for rel in files]).rules
     lines = []
     for rel in files:
         path = decode_path(rel)
         rule = matcher.rule_for(path)
         assert rule is None or not rule.negated
-        if (rule is not None) != (rel in git):
+        if (rule is not None) != (rel in git) or (surveyed[path] is not None) != (rel in git):
             decided = f" (by line {rule.line}: {display_path(rule.pattern)!r})" if rule else ""
             lines.append(f"    {display_path(path)!r}: git ignored={rel in git}{decided}")
     if not lines:
@@ -280,6 +302,11 @@ def test_matcher_agrees_with_git(tmp_path: Path) -> None:
     for _ in range(GENERATED_CASES):
         files = _tree(rng)
         cases.append((_patterns(rng, files), files))
+    # Several generated files' lines in one: lines of every shape override one another.
+    for _ in range(MIXED_CASES):
+        files = _tree(rng)
+        text = b"".join(_patterns(rng, files) + b"\n" for _ in range(rng.randint(3, 6)))
+        cases.append((text, files))
     git = _git_ignored(tmp_path / "repo", cases)
     failures = [
         report

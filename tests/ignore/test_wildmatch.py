@@ -41,6 +41,12 @@ def glob(text: bytes) -> list[Item]:
         (b"*aa*aa*", b"aaaa", True),
         (b"*?b?*", b"xbx", True),
         (b"a**b", b"axyb", True),
+        (b"*ab*", b"xaby", True),
+        (b"*ab*", b"ab", True),
+        (b"*ab*", b"axb", False),
+        (b"**ab", b"xab", True),
+        (b"*a?b*", b"xxaxbyy", True),
+        (b"*a?b*", b"xxabyy", False),
         (b"a*a*a*a*a*a*a*a*b", b"a" * 4096, False),
         (b"a*a*a*a*a*a*a*a*b", b"a" * 4096 + b"b", True),
     ],
@@ -55,6 +61,31 @@ def test_bytes_special_to_re_are_literal() -> None:
     dot_or_bracket = frozenset(b".]\\")
     assert SegmentGlob([STAR, dot_or_bracket, STAR]).matches(b"a]b")
     assert not SegmentGlob([STAR, dot_or_bracket, STAR]).matches(b"a^b")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "exact", "prefix", "suffix", "infix"),
+    [
+        (b"build", b"build", b"build", b"build", b"build"),
+        (b"*.bak", None, b"", b".bak", b".bak"),
+        (b"tmp*", None, b"tmp", b"", b"tmp"),
+        (b"ab?cde*x", None, b"ab", b"x", b"cde"),
+        (b"*cache*", None, b"", b"", b"cache"),
+        (b"?humbs.db", None, b"", b"humbs.db", b"humbs.db"),
+        (b"*?*", None, b"", b"", b""),
+    ],
+)
+def test_segment_glob_literals(
+    pattern: bytes, exact: bytes | None, prefix: bytes, suffix: bytes, infix: bytes
+) -> None:
+    """What every name a glob matches is, starts with, ends with and holds: its index keys."""
+    compiled = SegmentGlob(glob(pattern))
+    assert (compiled.exact, compiled.prefix, compiled.suffix, compiled.infix) == (
+        exact,
+        prefix,
+        suffix,
+        infix,
+    )
 
 
 def segments(path: bytes) -> list[bytes]:

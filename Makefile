@@ -52,6 +52,7 @@ lint: $(STAMP)
 
 types: $(STAMP)
 	$(BIN)/mypy --strict bot workers tests
+	$(BIN)/mypy --strict bench scripts
 
 # Tests talk to Redis on 127.0.0.1:6379; start one if the machine has none running.
 services:

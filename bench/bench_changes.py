@@ -102,8 +102,11 @@ class Scenario:
     """The fake GitHub with the repository, one open pull request, and the two ways to
     make the change."""
 
-    def __init__(self, fake: FakeGitHub, bot: Bot, work: WorkRepo, scratch: Path) -> None:
+    def __init__(
+        self, fake: FakeGitHub, bot: Bot, work: WorkRepo, scratch: Path, target: str
+    ) -> None:
         self.fake, self.bot, self.work, self.scratch = fake, bot, work, scratch
+        self.target = target  # the name of the target the changes act in
         self.full_name = f"bench-{uuid.uuid4().hex[:8]}/gitops"  # the shared Redis keeps state
         bot.repositories.add(self.full_name)
         fake.add_repo(self.full_name, installation_id=42)
@@ -137,7 +140,7 @@ class Scenario:
         name = object_name(path)
         body = f"/approve {NAMESPACE}/{name}"
         comment = self.fake.add_comment(self.full_name, NUMBER, body, user=MAINTAINER)
-        branch = change_branch("approve", ("", "ConfigMap", NAMESPACE, name))
+        branch = change_branch("approve", self.target, ("", "ConfigMap", NAMESPACE, name))
         payload = self._comment_payload(comment["id"], body)
         reply = f"POST /repos/{self.full_name}/issues/{NUMBER}/comments 201"
         before = len(self.fake.calls)
@@ -167,7 +170,7 @@ class Scenario:
         diffs = [
             self._bare("diff", "--numstat", "main", ref)
             for ref in (
-                change_branch("approve", ("", "ConfigMap", NAMESPACE, name)),
+                change_branch("approve", self.target, ("", "ConfigMap", NAMESPACE, name)),
                 f"person/approve-{name}",
             )
         ]
@@ -277,7 +280,8 @@ def main(argv: list[str] | None = None) -> int:
         bots: list[BotRun] = []
         person: list[PersonRun] = []
         with FakeGitHub(workdir / "forge-git") as fake:
-            scenario = Scenario(fake, Bot(workdir), work, workdir)
+            touched = next(t.name for t in targets if t.path == TOUCHED)
+            scenario = Scenario(fake, Bot(workdir), work, workdir, touched)
             bot = scenario.bot
             bot.start()
             worker = Worker(bot, fake, workdir / "worker-data")

@@ -38,8 +38,8 @@ CORPUS = "sulibot-home-ops"
 MAX_NAME = 4096
 REPEAT = 200
 GIT_TIMEOUT = 1.0
-GIT_CHECK_IGNORE = ("git", "-c", "core.excludesFile=/dev/null", "check-ignore", "--no-index")
-GIT_CHECK_IGNORE += ("--stdin", "-z")
+GIT_CHECK_IGNORE: tuple[str, ...] = ("git", "-c", "core.excludesFile=/dev/null")
+GIT_CHECK_IGNORE += ("check-ignore", "--no-index", "--stdin", "-z")
 NORMAL_IGNORE = b"""\
 # an ordinary .gittargetignore
 *.md

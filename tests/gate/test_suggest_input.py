@@ -1,7 +1,10 @@
-"""What ``types --suggest`` reads from a snapshot."""
+"""What ``types --suggest`` reads from a snapshot, and the fix that names the command."""
 
 from __future__ import annotations
 
+import pytest
+
+from bot.gate.fixes import suggest_capabilities_command
 from bot.gate.policy import TargetPolicy
 from bot.gate.suggest import repository_crds, suggest_for_target, suggestion_input
 from bot.registry.catalog import EMPTY_CATALOG
@@ -72,3 +75,27 @@ def test_suggest_for_target_writes_the_repository_crd_entry() -> None:
     (widget,) = suggestion.types
     assert widget.source == "CustomResourceDefinition widgets.example.com at crds/widgets.yaml"
     assert suggestion.text.startswith("# The capabilities file of the target t,")
+
+
+@pytest.mark.parametrize(
+    ("path", "capabilities", "command"),
+    [
+        (
+            "clusters/prod",
+            None,
+            "ichor-bot types --suggest --path clusters/prod "
+            "--output clusters/prod.capabilities.txt",
+        ),
+        (
+            "clusters/prod",
+            "caps/prod.txt",
+            "ichor-bot types --suggest --path clusters/prod --capabilities caps/prod.txt "
+            "--output caps/prod.txt",
+        ),
+        ("", None, "ichor-bot types --suggest --path ."),
+        ("a b", None, "ichor-bot types --suggest --path 'a b' --output 'a b.capabilities.txt'"),
+        ("-x", None, "ichor-bot types --suggest --path=-x --output ./-x.capabilities.txt"),
+    ],
+)  # fmt: skip
+def test_the_command_the_fix_prints(path: str, capabilities: str | None, command: str) -> None:
+    assert suggest_capabilities_command(path, capabilities) == command

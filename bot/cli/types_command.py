@@ -2,7 +2,8 @@
 
 The repository is read as a snapshot exactly as ``check`` reads it (the directory on disk, or
 the git objects at ``--rev``). Each target's registry is the built-in types, plus the CRDs in
-the target's YAML files, plus the target's capabilities file.
+the target's YAML files, plus the target's capabilities file. ``--suggest`` writes a target's
+capabilities file instead (``bot.cli.suggest_command``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from bot.cli.suggest_command import check_suggest_arguments, run_suggest
 from bot.cli.targets import (
     add_tree_arguments,
     adhoc_target,
@@ -48,13 +50,19 @@ def add_types_parser(subparsers: Any) -> None:
         description=(
             "List the types each target of PATH/.ichor.yaml (or one ad-hoc --path) may hold: "
             "built-in Kubernetes types, CRDs found in the target, and the target's capabilities "
-            "file. A refused type shows the check that turned it away. Exit 0, or 2 on a usage "
-            "or configuration error."
+            "file. A refused type shows the check that turned it away. With --suggest, write "
+            "the capabilities file a --path target needs instead: an entry for each type its "
+            "objects use that nothing else declares, taken from the file given with "
+            "--capabilities (a recording of the cluster), else a CustomResourceDefinition "
+            "anywhere in the repository, else a catalog of well-known CRD types; a type found "
+            "nowhere is listed on standard error, not guessed. Review the file before "
+            "committing it. Exit 0, or 2 on a usage or configuration error."
         ),
         epilog=(
             "examples:\n"
             "  ichor-bot types --path clusters/dev --capabilities api-resources.txt\n"
             "  ichor-bot types . --rev HEAD --format json\n"
+            "  ichor-bot types --suggest --path clusters/dev --output clusters/dev.caps.txt\n"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -68,10 +76,24 @@ def add_types_parser(subparsers: Any) -> None:
         default="text",
         help="text: a table per target; json: every type with its checks (default: text)",
     )
+    parser.add_argument(
+        "--suggest",
+        action="store_true",
+        help="write the capabilities file the --path target needs (default: list the types)",
+    )
+    parser.add_argument(
+        "--output",
+        metavar="FILE",
+        help="with --suggest: write the file here (default: standard output); it may be the "
+        "file --capabilities names, which is read first",
+    )
 
 
 def run_types(args: argparse.Namespace) -> int:
     """Print the listing; errors are raised as ``IchorError`` for the CLI to print (exit 2)."""
+    check_suggest_arguments(args)
+    if args.suggest:
+        return run_suggest(args)
     capabilities = read_capabilities_file(args.capabilities, args.target)
     targets = collect_types(args.repo, args.rev, args.target, capabilities)
     for target in targets:

@@ -119,7 +119,8 @@ CODES: dict[IssueCode, CodeInfo] = {
         Severity.ERROR,
         "A managed object whose type the operator cannot follow.",
         "It depends on the failing check named in the message: for not-served, record the type "
-        "in the target's capabilities file or add its CustomResourceDefinition; for "
+        "in the target's capabilities file (`ichor-bot types --suggest --path TARGET` writes "
+        "it) or add its CustomResourceDefinition; for "
         "denied-by-policy, keep such objects outside the target or ignore their file in "
         ".gittargetignore. `ichor-bot types` shows every check.",
     ),

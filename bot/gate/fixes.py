@@ -73,6 +73,23 @@ def append_lines_command(ignore_file: str, lines: Sequence[str]) -> str:
     return f"printf '%s\\n' '' {words} >> {shell_word(ignore_file)}"
 
 
+def suggest_capabilities_command(target_path: str, capabilities: str | None) -> str:
+    """``ichor-bot types --suggest`` for a target, run at the repository's root: it writes the
+    target's capabilities file (its own, else one beside the target), for a person to review.
+    The whole-repository target gets the text on standard output: no file in the repository
+    can be outside it."""
+    path = target_path or "."
+    # A path that starts with '-' would read as an option; the '=' form keeps it a value.
+    flag = "--path=" if path.startswith("-") else "--path "
+    words = ["ichor-bot types --suggest", flag + shell_word(path)]
+    output = capabilities or (f"{target_path}.capabilities.txt" if target_path else None)
+    if capabilities is not None:
+        words.append(f"--capabilities {_path_word(capabilities)}")
+    if output is not None:
+        words.append(f"--output {_path_word(output)}")
+    return " ".join(words)
+
+
 def sops_encrypt_command(path: str) -> str:
     """Encrypt a file in place so that only its ``data`` and ``stringData`` are ciphertext."""
     regex = shlex.quote(SOPS_ENCRYPTED_REGEX)

@@ -22,6 +22,7 @@ from bot.gate.fixes import (
     ignore_pattern_for,
     rename_fix,
     sops_reencrypt_command,
+    suggest_capabilities_command,
 )
 from bot.gate.policy import TargetPolicy
 from bot.gate.report import Issue, ManagedObject
@@ -278,11 +279,14 @@ def _not_followable_fix(
         else "a capabilities file (the target's 'capabilities' in .ichor.yaml)"
     )
     if reason in (Reason.NOT_SERVED, Reason.SUBRESOURCE_ONLY):
-        return (
+        fix = (
             f"If the cluster serves {shown_type}, record it in {capabilities}, a recording of "
             "the cluster's API discovery, or add its CustomResourceDefinition to the target; "
             "otherwise remove the object or correct its apiVersion and kind."
         )
+        if reason == Reason.NOT_SERVED:
+            fix += _suggest_fix(target)
+        return fix
     if reason == Reason.DENIED_BY_POLICY:
         return (
             f"The operator never follows {shown_type} (the type policy is built in; a "
@@ -301,6 +305,20 @@ def _not_followable_fix(
         f"{shown_type} fails the {reason or 'type'} check ('ichor-bot types' shows every "
         "check): correct what declares the type (its CustomResourceDefinition or the "
         "capabilities file), or remove the object."
+    )
+
+
+def _suggest_fix(target: TargetPolicy) -> str:
+    """The command that writes the target's capabilities file; a person reviews what it wrote."""
+    sources = "from the repository's CRDs and a catalog of well-known ones"
+    command = suggest_capabilities_command(target.path, target.capabilities)
+    if target.capabilities is not None:
+        return f" To add every type the target uses to it, {sources}, run and review: {command}"
+    if not target.path:
+        return f" To list the entries every type the target uses needs, {sources}: {command}"
+    return (
+        f" To write that file for every type the target uses, {sources}, run this, review the "
+        f"file and name it as the target's 'capabilities' in .ichor.yaml: {command}"
     )
 
 

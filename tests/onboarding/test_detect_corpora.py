@@ -17,27 +17,34 @@ pytestmark = pytest.mark.needs_shared
 
 # (name, path, has a kustomization.yaml at its top) of each proposed target.
 EXPECTED: dict[str, list[tuple[str, str, bool]]] = {
-    "bjw-s-labs-home-ops": [("kubernetes", "kubernetes", False)],
+    # kubernetes/ holds kustomize Components whose objects are named ${APP}-...: a template.
+    # kubernetes/apps beside them is proposed whole; .forgejo is hidden.
+    "bjw-s-labs-home-ops": [("kubernetes-apps", "kubernetes/apps", False)],
+    # clusters/ holds two environments defining the same four objects: each is a target.
+    # apps/production and apps/staging are overlays of apps/base, so apps stays whole.
     "flux2-kustomize-helm-example": [
         ("apps", "apps", False),
-        ("clusters", "clusters", False),
-        ("infrastructure-configs", "infrastructure/configs", True),
-        ("infrastructure-controllers", "infrastructure/controllers", True),
+        ("clusters-production", "clusters/production", False),
+        ("clusters-staging", "clusters/staging", False),
+        ("infrastructure", "infrastructure", False),
     ],
     # kubernetes/ holds a Helm chart (kubernetes/shared/repo/helm/app-scaffolder), so it is
-    # proposed in parts, the chart's folder left out.
+    # proposed in parts. kubernetes/clusters merges environments; of those, cluster-101,
+    # cluster-104 and production reach outside themselves (../../apps, a patch in another
+    # folder), so only the two small ones stand alone. kubernetes/components is a template.
     "sulibot-home-ops": [
         ("kubernetes-apps", "kubernetes/apps", True),
         ("kubernetes-bootstrap", "kubernetes/bootstrap", False),
-        ("kubernetes-clusters", "kubernetes/clusters", False),
-        ("kubernetes-components", "kubernetes/components", False),
-        ("kubernetes-flux-flux-system", "kubernetes/flux/flux-system", True),
+        ("kubernetes-clusters-cluster-102", "kubernetes/clusters/cluster-102", True),
+        ("kubernetes-clusters-staging", "kubernetes/clusters/staging", True),
+        ("kubernetes-flux", "kubernetes/flux", False),
     ],
-    # .archive/ qualifies too, but a hidden folder is never proposed.
+    # kubernetes/ holds Components named ${...}; .archive/ qualifies too, but a hidden folder
+    # is never proposed, nor the Crossplane examples.
     "xunholy-k8s-gitops": [
-        ("kubernetes", "kubernetes", False),
-        ("talos-integrations-cert-approver", "talos/integrations/cert-approver", True),
-        ("talos-integrations-cilium", "talos/integrations/cilium", True),
+        ("kubernetes-apps", "kubernetes/apps", False),
+        ("kubernetes-clusters-cluster-00-secrets", "kubernetes/clusters/cluster-00/secrets", False),
+        ("talos", "talos", False),
     ],
 }
 
@@ -60,7 +67,7 @@ def test_detection_on_the_corpus(name: str) -> None:
     assert [(c.name, c.path, c.has_kustomization) for c in found] == EXPECTED[name]
     assert_no_overlap(found)
     assert_valid_names(found)
-    assert all(c.objects * 5 >= c.documents * 4 and c.objects >= 3 for c in found)
+    assert all(c.objects * 5 >= c.documents * 4 and c.objects >= 1 for c in found)
     result = parse_config(proposal_files(found, snapshot)[".ichor.yaml"])
     assert result.issues == ()
     assert result.config is not None

@@ -26,8 +26,8 @@ from bot.git.push import push_branch, remote_branch_head
 from bot.git.store import Mirror
 from bot.git.transport import remote_failure, run_remote
 from bot.onboarding.body import BRANCH, TITLE, onboarding_body
-from bot.onboarding.detect import detect_targets
-from bot.onboarding.proposal import proposal_files, proposal_reports
+from bot.onboarding.proposal import build_proposal
+from bot.registry.builtin import crd_catalog
 from bot.state.base import OnboardingMemory, onboarding_key, repo_lock_key
 
 log = logging.getLogger("ichor.onboarding")
@@ -80,7 +80,7 @@ async def open_onboarding(
         memory.remember_declined(key)
         return OnboardingOutcome("declined", reason="its onboarding pull request was closed")
     proposal = await asyncio.to_thread(
-        _build_and_push, repo, base, forge_kind, services, credentials
+        _build_and_push, repo, base, forge_kind, services, credentials, requested
     )
     if isinstance(proposal, OnboardingOutcome):
         return proposal
@@ -98,6 +98,7 @@ def _build_and_push(
     forge_kind: str,
     services: ChangeServices,
     credentials: GitCredentials | None,
+    requested: bool,
 ) -> _Proposal | OnboardingOutcome:
     lock = repo_lock_key(forge_kind, repo.full_name)
     with (
@@ -115,30 +116,31 @@ def _build_and_push(
         try:
             if snapshot.get(CONFIG_FILE) is not None:
                 return OnboardingOutcome("configured", reason=f"{CONFIG_FILE} is already there")
-            candidates = detect_targets(snapshot)
-            if not candidates:
-                log.info(
-                    "%s: no folder at %s is mostly Kubernetes YAML; nothing to propose",
-                    repo.full_name,
-                    tip[:12],
-                )
-                return OnboardingOutcome(
-                    "no-candidates", reason="no folder's YAML is mostly Kubernetes objects"
-                )
-            files = proposal_files(candidates, snapshot)
-            reports = proposal_reports(snapshot, files)
+            proposal = build_proposal(snapshot, catalog=crd_catalog(), cache=services.cache)
         finally:
             snapshot.close()
+        if proposal.empty and not proposal.looks_like_gitops and not requested:
+            log.info(
+                "%s: no Kubernetes object at %s; nothing to propose unasked",
+                repo.full_name,
+                tip[:12],
+            )
+            return OnboardingOutcome("no-candidates", reason="no YAML in it is a Kubernetes object")
+        said = (
+            "one new, empty target: no folder qualified"
+            if proposal.empty
+            else f"{len(proposal.targets)} detected target(s)"
+        )
         commit = build_commit(
             mirror,
             parent=tip,
-            changes=dict(files),
-            message=f"{TITLE}\n\nProposed by Ichor Bot: {len(candidates)} detected target(s).",
+            changes=dict(proposal.files),
+            message=f"{TITLE}\n\nProposed by Ichor Bot: {said}.",
             author=services.author,
         )
         expected = remote_branch_head(mirror, credentials, BRANCH)
         push_branch(mirror, credentials, commit=commit, branch=BRANCH, expected=expected)
-        return _Proposal(len(files), onboarding_body(candidates, reports, forge_kind))
+        return _Proposal(len(proposal.files), onboarding_body(proposal, forge_kind))
 
 
 def _default_branch(

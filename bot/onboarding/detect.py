@@ -69,6 +69,14 @@ class LeftOut:
 class Detection:
     candidates: tuple[Candidate, ...]
     left_out: tuple[LeftOut, ...]  # in path order
+    objects: int = 0  # Kubernetes objects counted in the whole repository
+
+    @property
+    def looks_like_gitops(self) -> bool:
+        """Whether anything in the repository looked like Kubernetes objects: where nothing
+        did, a new, empty target is proposed only on request (an app installed on every
+        repository of an organization must not propose one to each)."""
+        return bool(self.candidates or self.left_out or self.objects)
 
 
 def detect_targets(
@@ -113,7 +121,8 @@ def detect(
         )
         for name, path in zip(target_names(kept), kept, strict=True)
     )
-    return Detection(candidates, tuple(sorted(left, key=lambda x: path_sort_key(x.path))))
+    left.sort(key=lambda x: path_sort_key(x.path))
+    return Detection(candidates, tuple(left), folders.root.objects)
 
 
 class _Chooser:

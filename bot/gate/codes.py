@@ -73,7 +73,7 @@ CODES: dict[IssueCode, CodeInfo] = {
     ),
     IssueCode.IMPURE_MANAGED_FILE: CodeInfo(
         Severity.ERROR,
-        "A file with a managed object that also holds an empty, non-KRM or invalid document.",
+        "A file with a managed object that also holds a non-KRM or invalid document.",
         "Remove the extra document so the file holds only Kubernetes objects.",
     ),
     IssueCode.DUPLICATE_IDENTITY: CodeInfo(

@@ -29,6 +29,7 @@ from bot.registry.model import Reason, TypeRecord, gv_string
 from bot.registry.registry import TypeRegistry
 
 SOPS_SUFFIXES = (".sops.yaml", ".sops.yml")
+_NOT_OBJECTS = (DocKind.NON_KRM, DocKind.INVALID)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +133,9 @@ def _managed_file(path: str, facts: FileFacts, inp: ContentInput, managed: _Mana
     if facts.is_empty:
         return []  # an empty or comment-only file is nothing at all
     objects = facts.objects
-    others = [d for d in facts.documents if d.kind is not DocKind.KRM]
+    # Empty and comment-only documents (a trailing `---`) are nothing: kustomize and kubectl
+    # build every object of the file, so they neither make it impure nor count as content.
+    others = [d for d in facts.documents if d.kind in _NOT_OBJECTS]
     if not objects:
         invalid = next((d for d in others if d.kind is DocKind.INVALID), None)
         if invalid is not None:
@@ -146,7 +149,6 @@ def _managed_file(path: str, facts: FileFacts, inp: ContentInput, managed: _Mana
     if others:
         bad = others[0]
         what = {
-            DocKind.EMPTY: "an empty",
             DocKind.NON_KRM: "a non-KRM",
             DocKind.INVALID: "an invalid",
         }

@@ -14,7 +14,8 @@ from typing import Protocol
 
 from bot.gate.content.facts import FileFacts
 
-FACTS_VERSION = 4  # 3: duplicate mapping keys are invalid-yaml; 4: object digests
+# 3: duplicate mapping keys are invalid-yaml; 4: object digests; 5: empty token Secrets
+FACTS_VERSION = 5
 
 
 def cache_key(oid: str) -> str:

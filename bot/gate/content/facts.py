@@ -23,6 +23,7 @@ from bot.yaml.documents import parse_yaml
 
 SOPS_MARKER = "ENC[AES256_GCM,"
 CRD_GROUP = "apiextensions.k8s.io"
+SERVICE_ACCOUNT_TOKEN = "kubernetes.io/service-account-token"  # noqa: S105 - a Secret type
 
 
 class DocKind(enum.StrEnum):
@@ -50,6 +51,9 @@ class ObjectFacts:
     # SHA-256 of the document's canonical JSON (approval fingerprints): computed here, once per
     # blob, so it is cached with the rest of the facts.
     digest: str = ""
+    # A core Secret of type service-account-token with no data at all: the cluster's token
+    # controller fills it in, so nothing in the repository's copy is secret.
+    empty_token_secret: bool = False
 
     @property
     def group(self) -> str:
@@ -138,8 +142,17 @@ def _document(value: object, line: int) -> DocFacts:
         values_files=_values_files(value, api_version, kind),
         source_paths=_argo_source_paths(value, api_version, kind),
         digest=document_digest(value),
+        empty_token_secret=kind == "Secret" and api_version == "v1" and _empty_token(value),
     )
     return DocFacts(DocKind.KRM, line, obj=obj)
+
+
+def _empty_token(value: Mapping[str, object]) -> bool:
+    """A token Secret whose ``data`` and ``stringData`` are absent, null or ``{}``; any other
+    value (a key with an empty value, a list, text) may hold a secret, so it does not count."""
+    if value.get("type") != SERVICE_ACCOUNT_TOKEN:
+        return False
+    return all(value.get(key) in (None, {}) for key in ("data", "stringData"))
 
 
 def _text(value: object) -> bool:

@@ -196,7 +196,7 @@ def _object(
                 fix=sops_encrypt_command(path),
             )
         )
-    elif record.sensitive and not obj.sops:
+    elif record.sensitive and not obj.sops and not obj.empty_token_secret:
         issues.append(
             Issue.of(
                 IssueCode.PLAINTEXT_SECRET,

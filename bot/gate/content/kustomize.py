@@ -7,6 +7,7 @@ decide the effective namespace of the objects it reaches. Only the fields listed
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,6 +31,37 @@ ACCEPTED_FIELDS = frozenset(
         "sortOptions",
     }
 )
+# Every other field kustomize reads (its api/types/kustomization.go): a key that is none of
+# these is a misspelling, which kustomize refuses, or reads as a field when only its case differs.
+KUSTOMIZE_FIELDS = ACCEPTED_FIELDS | frozenset(
+    {
+        "openapi",
+        "namePrefix",
+        "nameSuffix",
+        "patchesStrategicMerge",
+        "patchesJson6902",
+        "replacements",
+        "vars",
+        "components",
+        "crds",
+        "bases",
+        "configMapGenerator",
+        "secretGenerator",
+        "helmGlobals",
+        "helmCharts",
+        "helmChartInflationGenerator",
+        "configurations",
+        "generators",
+        "transformers",
+        "validators",
+        "inventory",
+    }
+)
+_FOLDED_FIELDS = {name.lower(): name for name in KUSTOMIZE_FIELDS}
+_SORTED_FIELDS = sorted(KUSTOMIZE_FIELDS)
+# Suggestions are for people: a file with thousands of unknown keys gets a few, not a slow read.
+_MAX_NEAR_MISSES = 10
+_MAX_KEY_LENGTH = 100
 _REMOTE_PREFIXES = ("http://", "https://", "git@", "ssh://", "git::", "github.com/", "gitlab.com/")
 
 
@@ -42,6 +74,8 @@ class KustomizationFacts:
     patch_paths: tuple[str, ...]
     # Feature codes the document uses outside the accepted set, sorted, without duplicates.
     features: tuple[str, ...]
+    # (key as written, the kustomize field it probably means) for keys kustomize has no field by.
+    near_misses: tuple[tuple[str, str], ...] = ()
 
 
 def looks_like_kustomization(doc: Mapping[str, object]) -> bool:
@@ -62,9 +96,12 @@ def kustomization_facts(doc: object) -> KustomizationFacts:
     if not isinstance(doc, Mapping):
         return KustomizationFacts(None, (), (), ("unparseable",))
     features: set[str] = set()
+    near_misses: list[tuple[str, str]] = []
     for key in doc:
         if not isinstance(key, str) or key not in ACCEPTED_FIELDS:
             features.add(str(key))
+            if len(near_misses) < _MAX_NEAR_MISSES and (meant := near_miss(key)) is not None:
+                near_misses.append((str(key), meant))
     if doc.get("kind") == "Component":
         features.add("component")
     namespace = doc.get("namespace")
@@ -100,8 +137,27 @@ def kustomization_facts(doc: object) -> KustomizationFacts:
             else:
                 features.add("unparseable")
     return KustomizationFacts(
-        namespace or None, tuple(resources), tuple(patch_paths), tuple(sorted(features))
+        namespace or None,
+        tuple(resources),
+        tuple(patch_paths),
+        tuple(sorted(features)),
+        tuple(sorted(near_misses)),
     )
+
+
+def near_miss(key: object) -> str | None:
+    """The kustomize field an unknown key most likely means, or ``None``.
+
+    kustomize matches field names ignoring case (Go's JSON decoding), so ``apiversion`` is read
+    as ``apiVersion``; any other near spelling (``resource``) is refused by kustomize.
+    """
+    if not isinstance(key, str) or key in KUSTOMIZE_FIELDS or len(key) > _MAX_KEY_LENGTH:
+        return None
+    folded = _FOLDED_FIELDS.get(key.lower())
+    if folded is not None:
+        return folded
+    close = difflib.get_close_matches(key, _SORTED_FIELDS, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def resolve_reference(directory: str, reference: str) -> str | None:

@@ -13,6 +13,7 @@ from bot.gate.codes import IssueCode
 from bot.gate.content.context import TargetContext
 from bot.gate.content.facts import DocKind, FileFacts, ObjectFacts
 from bot.gate.content.identity import Identity, object_identity
+from bot.gate.content.kustomize import ACCEPTED_FIELDS
 from bot.gate.content.placement import placement_path
 from bot.gate.fixes import (
     append_lines_command,
@@ -104,13 +105,26 @@ def _kustomization(path: str, facts: FileFacts, outside: list[str]) -> list[Issu
     kust = facts.kustomization
     features = sorted({*(kust.features if kust is not None else ()), *outside})
     if features:
+        meant = dict(kust.near_misses) if kust is not None else {}
+        shown = ", ".join(
+            f"{f} (did you mean '{meant[f]}'?)" if f in meant else f for f in features
+        )
+        # Keys misspelling accepted fields want renaming, not the advice for a refused feature.
+        typos = all(meant.get(f) in ACCEPTED_FIELDS for f in features)
+        advice = (
+            ""
+            if typos
+            else "; render the result into plain objects or move the kustomization out of the "
+            "target"
+        )
+        renames = ", ".join(f"'{f}' to '{meant[f]}'" for f in features if f in meant)
         issues.append(
             Issue.of(
                 IssueCode.UNSUPPORTED_KUSTOMIZE,
                 path,
-                f"uses {', '.join(features)}, outside the accepted set; render the result into "
-                "plain objects or move the kustomization out of the target",
+                f"uses {shown}, outside the accepted set{advice}",
                 line=facts.documents[0].line if facts.documents else None,
+                fix=f"Rename the keys in {display_path(path)}: {renames}." if typos else None,
             )
         )
     for index, doc in enumerate(facts.documents):

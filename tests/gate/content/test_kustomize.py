@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.gate.content.kustomize import (
     kustomization_facts,
     looks_like_kustomization,
+    near_miss,
     resolve_reference,
 )
 
@@ -80,3 +81,20 @@ def test_resolve_reference() -> None:
     assert resolve_reference("", "a/../b") == "b"
     assert resolve_reference("t", "../..") is None
     assert resolve_reference("t", "/etc/x") is None
+
+
+def test_near_misses_name_the_field_meant() -> None:
+    facts = kustomization_facts(
+        {"apiversion": "x", "resource": [], "helmCharts": [], "xyzzy": 1, "kind": "Kustomization"}
+    )
+    assert facts.features == ("apiversion", "helmCharts", "resource", "xyzzy")
+    # A field kustomize knows (helmCharts) is refused as itself, not as a misspelling.
+    assert facts.near_misses == (("apiversion", "apiVersion"), ("resource", "resources"))
+    assert near_miss("NAMESPACE") == "namespace"  # kustomize ignores the case of field names
+    assert near_miss("x" * 101) is None
+    assert near_miss(3) is None
+
+
+def test_near_misses_are_bounded() -> None:
+    doc: dict[str, object] = {f"resources{i}": [] for i in range(1000)}
+    assert len(kustomization_facts(doc).near_misses) == 10

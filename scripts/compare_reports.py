@@ -28,6 +28,9 @@ def report(code: Path, tree: Path, out: Path) -> bytes:
     proc = subprocess.run(
         [sys.executable, "-c", _RUN, *argv],
         env={"PYTHONPATH": str(code), "PATH": "/usr/bin:/bin"},
+        # `python -c` puts its working directory first on sys.path: run from the repository
+        # root, both sides would import this tree's bot/ and always compare equal.
+        cwd=out.parent,
         capture_output=True,
         text=True,
         check=False,

@@ -8,6 +8,7 @@ decide the effective namespace of the objects it reaches. Only the fields listed
 from __future__ import annotations
 
 import difflib
+import functools
 import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -74,8 +75,9 @@ class KustomizationFacts:
     patch_paths: tuple[str, ...]
     # Feature codes the document uses outside the accepted set, sorted, without duplicates.
     features: tuple[str, ...]
-    # (key as written, the kustomize field it probably means) for keys kustomize has no field by.
-    near_misses: tuple[tuple[str, str], ...] = ()
+    # Every key kustomize has no field by (it refuses to build the file, or reads it as a
+    # field when only the case differs), sorted. See ``near_misses`` for what each may mean.
+    unknown_keys: tuple[str, ...] = ()
 
 
 def looks_like_kustomization(doc: Mapping[str, object]) -> bool:
@@ -96,12 +98,12 @@ def kustomization_facts(doc: object) -> KustomizationFacts:
     if not isinstance(doc, Mapping):
         return KustomizationFacts(None, (), (), ("unparseable",))
     features: set[str] = set()
-    near_misses: list[tuple[str, str]] = []
+    unknown: set[str] = set()
     for key in doc:
         if not isinstance(key, str) or key not in ACCEPTED_FIELDS:
             features.add(str(key))
-            if len(near_misses) < _MAX_NEAR_MISSES and (meant := near_miss(key)) is not None:
-                near_misses.append((str(key), meant))
+            if not isinstance(key, str) or key not in KUSTOMIZE_FIELDS:
+                unknown.add(str(key))
     if doc.get("kind") == "Component":
         features.add("component")
     namespace = doc.get("namespace")
@@ -141,10 +143,23 @@ def kustomization_facts(doc: object) -> KustomizationFacts:
         tuple(resources),
         tuple(patch_paths),
         tuple(sorted(features)),
-        tuple(sorted(near_misses)),
+        tuple(sorted(unknown)),
     )
 
 
+def near_misses(kust: KustomizationFacts) -> dict[str, str]:
+    """Unknown key -> the field it probably means, for the first few unknown keys. Computed
+    when a refused kustomization is reported, not when a file is read: every YAML file whose
+    first document could be a kustomization (a values file) is read as one."""
+    found: dict[str, str] = {}
+    for key in kust.unknown_keys[:_MAX_NEAR_MISSES]:
+        meant = near_miss(key)
+        if meant is not None:
+            found[key] = meant
+    return found
+
+
+@functools.lru_cache(maxsize=4096)  # a message and a fix ask for the same keys
 def near_miss(key: object) -> str | None:
     """The kustomize field an unknown key most likely means, or ``None``.
 

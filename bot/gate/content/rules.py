@@ -13,7 +13,7 @@ from bot.gate.codes import IssueCode
 from bot.gate.content.context import TargetContext
 from bot.gate.content.facts import DocKind, FileFacts, ObjectFacts
 from bot.gate.content.identity import Identity, object_identity
-from bot.gate.content.kustomize import ACCEPTED_FIELDS
+from bot.gate.content.kustomize import ACCEPTED_FIELDS, near_misses
 from bot.gate.content.placement import placement_path
 from bot.gate.fixes import (
     append_lines_command,
@@ -105,7 +105,7 @@ def _kustomization(path: str, facts: FileFacts, outside: list[str]) -> list[Issu
     kust = facts.kustomization
     features = sorted({*(kust.features if kust is not None else ()), *outside})
     if features:
-        meant = dict(kust.near_misses) if kust is not None else {}
+        meant = near_misses(kust) if kust is not None else {}
         shown = ", ".join(
             f"{f} (did you mean '{meant[f]}'?)" if f in meant else f for f in features
         )

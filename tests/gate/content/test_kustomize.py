@@ -6,6 +6,7 @@ from bot.gate.content.kustomize import (
     kustomization_facts,
     looks_like_kustomization,
     near_miss,
+    near_misses,
     resolve_reference,
 )
 
@@ -89,7 +90,8 @@ def test_near_misses_name_the_field_meant() -> None:
     )
     assert facts.features == ("apiversion", "helmCharts", "resource", "xyzzy")
     # A field kustomize knows (helmCharts) is refused as itself, not as a misspelling.
-    assert facts.near_misses == (("apiversion", "apiVersion"), ("resource", "resources"))
+    assert facts.unknown_keys == ("apiversion", "resource", "xyzzy")
+    assert near_misses(facts) == {"apiversion": "apiVersion", "resource": "resources"}
     assert near_miss("NAMESPACE") == "namespace"  # kustomize ignores the case of field names
     assert near_miss("x" * 101) is None
     assert near_miss(3) is None
@@ -97,4 +99,4 @@ def test_near_misses_name_the_field_meant() -> None:
 
 def test_near_misses_are_bounded() -> None:
     doc: dict[str, object] = {f"resources{i}": [] for i in range(1000)}
-    assert len(kustomization_facts(doc).near_misses) == 10
+    assert len(near_misses(kustomization_facts(doc))) == 10

@@ -89,8 +89,9 @@ CODES: dict[IssueCode, CodeInfo] = {
     IssueCode.UNSUPPORTED_KUSTOMIZE: CodeInfo(
         Severity.ERROR,
         "A kustomization using a feature outside the accepted set.",
-        "Render the feature's output into plain objects, or move the kustomization out of the "
-        "target.",
+        "Render its folder into plain objects (`kubectl kustomize DIR > DIR/rendered.yaml`), "
+        "remove the files only that build reads and make the kustomization list only "
+        "rendered.yaml; or move the folder out of the target.",
     ),
     IssueCode.PLAINTEXT_SECRET: CodeInfo(
         Severity.ERROR,

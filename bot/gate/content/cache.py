@@ -14,7 +14,8 @@ from typing import Protocol
 
 from bot.gate.content.facts import FileFacts
 
-# 3: duplicate mapping keys are invalid-yaml; 4: object digests; 5: empty token Secrets
+# 3: duplicate mapping keys are invalid-yaml; 4: object digests; 5: empty token Secrets, and a
+# kustomization's unknown keys and the files its refused fields read
 FACTS_VERSION = 5
 
 

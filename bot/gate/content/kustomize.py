@@ -78,6 +78,9 @@ class KustomizationFacts:
     # Every key kustomize has no field by (it refuses to build the file, or reads it as a
     # field when only the case differs), sorted. See ``near_misses`` for what each may mean.
     unknown_keys: tuple[str, ...] = ()
+    # (field, path as written) for the files and folders a refused field reads: generator
+    # inputs, patch files, components ... Removing one breaks the build, rendering frees it.
+    inputs: tuple[tuple[str, str], ...] = ()
 
 
 def looks_like_kustomization(doc: Mapping[str, object]) -> bool:
@@ -144,7 +147,60 @@ def kustomization_facts(doc: object) -> KustomizationFacts:
         tuple(patch_paths),
         tuple(sorted(features)),
         tuple(sorted(unknown)),
+        _inputs(doc),
     )
+
+
+# Refused fields that list paths (files, or folders with a kustomization), as kustomize reads them.
+_PATH_LISTS = (
+    "bases",
+    "components",
+    "crds",
+    "configurations",
+    "patchesStrategicMerge",
+    "generators",
+    "transformers",
+    "validators",
+)
+# Refused fields that list mappings, and the keys of those mappings that name paths.
+_PATH_ENTRIES = {
+    "configMapGenerator": ("files", "envs", "env"),
+    "secretGenerator": ("files", "envs", "env"),
+    "patchesJson6902": ("path",),
+    "replacements": ("path",),
+    "helmCharts": ("valuesFile", "additionalValuesFiles"),
+}
+
+
+def _inputs(doc: Mapping[object, object]) -> tuple[tuple[str, str], ...]:
+    """Paths the refused fields of ``doc`` read; malformed entries are skipped (they already
+    make the document ``unparseable``, or kustomize refuses them)."""
+    found: list[tuple[str, str]] = []
+    for field in _PATH_LISTS:
+        found.extend((field, p) for p in _paths(doc.get(field)))
+    for field, keys in _PATH_ENTRIES.items():
+        entries = doc.get(field)
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, Mapping):
+                for key in keys:
+                    files = key == "files"
+                    found.extend((field, p) for p in _paths(entry.get(key), key_path=files))
+    openapi = doc.get("openapi")
+    if isinstance(openapi, Mapping):
+        found.extend(("openapi", p) for p in _paths(openapi.get("path")))
+    return tuple(found)
+
+
+def _paths(value: object, *, key_path: bool = False) -> list[str]:
+    """The local paths in a field's value: one path or a list of them. With ``key_path`` (a
+    generator's ``files``) an entry may be ``key=path``; one holding a newline is inline YAML."""
+    values = value if isinstance(value, list) else [value]
+    paths: list[str] = []
+    for item in values:
+        if not isinstance(item, str) or not item or "\n" in item or is_remote(item):
+            continue
+        paths.append((item.partition("=")[2] or item) if key_path else item)
+    return paths
 
 
 def near_misses(kust: KustomizationFacts) -> dict[str, str]:

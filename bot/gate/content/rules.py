@@ -10,10 +10,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from bot.gate.codes import IssueCode
+from bot.gate.content.build_fixes import unsupported_fix, unsupported_message
+from bot.gate.content.builds import Builds
 from bot.gate.content.context import TargetContext
 from bot.gate.content.facts import DocKind, FileFacts, ObjectFacts
 from bot.gate.content.identity import Identity, object_identity
-from bot.gate.content.kustomize import ACCEPTED_FIELDS, near_misses
 from bot.gate.content.placement import placement_path
 from bot.gate.fixes import (
     append_lines_command,
@@ -73,6 +74,8 @@ class ContentResult:
 
 def check_content(inp: ContentInput) -> ContentResult:
     issues: list[Issue] = []
+    report = inp.structural.report
+    builds = Builds.of(inp.target.path, report.build_directives, inp.facts, inp.structural.files)
     managed = _Managed(inp.registry)
     for path, size in inp.too_large.items():
         issues.append(
@@ -87,7 +90,7 @@ def check_content(inp: ContentInput) -> ContentResult:
         outside.setdefault(path, []).append(feature)
     for path in inp.structural.report.build_directives:
         if path in inp.facts:
-            issues.extend(_kustomization(path, inp.facts[path], outside.get(path, [])))
+            issues.extend(_kustomization(path, inp.facts[path], outside.get(path, []), builds))
     for path in inp.structural.report.yaml_files:
         if path in inp.facts and path not in inp.context.context_files:
             issues.extend(_managed_file(path, inp.facts[path], inp, managed))
@@ -95,36 +98,26 @@ def check_content(inp: ContentInput) -> ContentResult:
     return ContentResult(issues, tuple(managed.objects))
 
 
-def _kustomization(path: str, facts: FileFacts, outside: list[str]) -> list[Issue]:
+def _kustomization(path: str, facts: FileFacts, outside: list[str], builds: Builds) -> list[Issue]:
     """One ``unsupported-kustomize`` issue per file, listing every feature code it uses."""
     issues: list[Issue] = []
     invalid = next((d for d in facts.documents if d.kind is DocKind.INVALID), None)
     if invalid is not None:
         message = f"uses unparseable: {invalid.message}"
-        return [Issue.of(IssueCode.UNSUPPORTED_KUSTOMIZE, path, message, line=invalid.line)]
+        fix = unsupported_fix(path, ["unparseable"], None, builds)
+        return [
+            Issue.of(IssueCode.UNSUPPORTED_KUSTOMIZE, path, message, line=invalid.line, fix=fix)
+        ]
     kust = facts.kustomization
     features = sorted({*(kust.features if kust is not None else ()), *outside})
     if features:
-        meant = near_misses(kust) if kust is not None else {}
-        shown = ", ".join(
-            f"{f} (did you mean '{meant[f]}'?)" if f in meant else f for f in features
-        )
-        # Keys misspelling accepted fields want renaming, not the advice for a refused feature.
-        typos = all(meant.get(f) in ACCEPTED_FIELDS for f in features)
-        advice = (
-            ""
-            if typos
-            else "; render the result into plain objects or move the kustomization out of the "
-            "target"
-        )
-        renames = ", ".join(f"'{f}' to '{meant[f]}'" for f in features if f in meant)
         issues.append(
             Issue.of(
                 IssueCode.UNSUPPORTED_KUSTOMIZE,
                 path,
-                f"uses {shown}, outside the accepted set{advice}",
+                unsupported_message(features, kust),
                 line=facts.documents[0].line if facts.documents else None,
-                fix=f"Rename the keys in {display_path(path)}: {renames}." if typos else None,
+                fix=unsupported_fix(path, features, kust, builds),
             )
         )
     for index, doc in enumerate(facts.documents):

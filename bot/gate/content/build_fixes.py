@@ -1,23 +1,28 @@
 """Fixes for what kustomize builds: each one, applied as written, leaves a build that works.
 
-Removing a file a build reads breaks it; so does rendering a Component on its own, or a
-kustomization with a key kustomize refuses. These fixes read the target's kustomization graph
-(:mod:`bot.gate.content.builds`) to say what to change instead.
+``git rm`` of a file a generator reads breaks the build; so does rendering a Component on its
+own, or a kustomization with a key kustomize refuses. These fixes read the target's
+kustomization graph (:mod:`bot.gate.content.builds`) to say what to change instead.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 from collections.abc import Sequence
 
+from bot.gate.codes import IssueCode
 from bot.gate.content.builds import Builds
 from bot.gate.content.kustomize import ACCEPTED_FIELDS, KustomizationFacts, near_misses
 from bot.gate.fixes import kustomize_render_command
+from bot.gate.report import Issue
 from bot.paths import display_path
 
 # A render fix lists the files it frees up to this many; past it, the list is said in words
 # (a fix must still fit where the forge shows it).
 MAX_FREED_LISTED = 40
+# Codes whose own fix removes, moves or ignores the file.
+_REMOVED_BY_DEFAULT = frozenset({IssueCode.FOREIGN_FILE, IssueCode.NON_KRM_YAML})
 
 
 def unsupported_message(features: Sequence[str], kust: KustomizationFacts | None) -> str:
@@ -110,3 +115,28 @@ def _key_edits(kust: KustomizationFacts | None) -> str:
     if removals:
         edits.append("remove " + ", ".join(removals) + ", which kustomize does not know")
     return " and ".join(edits)
+
+
+def with_input_fix(issue: Issue, builds: Builds) -> Issue:
+    """A file a refused kustomize field reads: removing, moving or ignoring it (the code's own
+    fix) would break the build, so the fix says to change the kustomization."""
+    if issue.kind not in _REMOVED_BY_DEFAULT:
+        return issue
+    fix = input_fix(issue.path, builds)
+    return issue if fix is None else dataclasses.replace(issue, fix=fix)
+
+
+def input_fix(path: str, builds: Builds) -> str | None:
+    """The fix for a file that a refused field of a kustomization reads, or ``None``."""
+    found = builds.input_of(path)
+    if found is None:
+        return None
+    kustomization, field = found
+    plan = builds.render_plan(kustomization)
+    rendered = not plan.secret_generators and plan.frees is not None and path in plan.frees
+    how = "renders it into plain objects, then removes this file" if rendered else "says how"
+    return (
+        f"The {field} of {display_path(kustomization)} reads this file, so removing it alone "
+        f"breaks that build: change the kustomization instead (its unsupported-kustomize fix "
+        f"{how})."
+    )

@@ -2,9 +2,11 @@
 
 A fix that removes a file kustomize reads breaks ``kustomize build``: the field that reads it
 must change first. This reads the kustomization graph of one target (references resolved as
-in :mod:`bot.gate.content.context`) to say what rendering a refused kustomization into plain
-objects takes: the flags ``kubectl kustomize`` needs, and the files the rendering frees (read
-by it and by nothing else).
+in :mod:`bot.gate.content.context`) to say
+
+- which refused field reads a file (a generator's input, a transformer configuration ...);
+- what rendering a refused kustomization into plain objects takes: the flags ``kubectl
+  kustomize`` needs, and the files the rendering frees (read by it and by nothing else).
 
 The graph is built on first use, so a target whose kustomizations are all accepted pays
 nothing. Walks are linear, and the renders of one target share a budget: past it a fix names
@@ -23,6 +25,8 @@ from bot.paths import is_within
 
 # Edges walked over all the renders of one target before plans stop listing files.
 MAX_RENDER_WALK = 100_000
+# Fields whose files kustomize builds into objects (the rest it reads as patches or inputs).
+_BUILT_FROM = frozenset({"resources", "bases"})
 _HELM = frozenset({"helmCharts", "helmChartInflationGenerator", "helmGlobals"})
 
 
@@ -62,6 +66,7 @@ class Builds:
         self._reads: dict[str, _Reads] | None = None
         self._files: frozenset[str] = frozenset()
         self._folders: dict[str, str] = {}  # folder -> its kustomization
+        self._inputs: dict[str, tuple[str, str]] | None = None
         self._referrers: dict[str, list[str]] | None = None
         self._plans: dict[str, RenderPlan] = {}
         self._under: dict[str, bool] = {}  # folder -> it or a folder above has a kustomization
@@ -111,6 +116,16 @@ class Builds:
             if found in self._files:  # the files of the target: a build outside it is not ours
                 files.append((field, found))
         return _Reads(tuple(files), tuple(directives), loose)
+
+    def input_of(self, path: str) -> tuple[str, str] | None:
+        """(kustomization, field) of the first kustomization whose refused field reads ``path``."""
+        if self._inputs is None:
+            self._inputs = {}
+            for directive, reads in sorted(self._graph().items()):
+                for field, file in reads.files:
+                    if field not in _BUILT_FROM and field != "patches":
+                        self._inputs.setdefault(file, (directive, field))
+        return self._inputs.get(path)
 
     def _under_a_kustomization(self, path: str) -> bool:
         """A folder holding ``path``, in the target, has a kustomization: a build of the target

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from bot.gate.codes import IssueCode
-from bot.gate.content.build_fixes import unsupported_fix, unsupported_message
+from bot.gate.content.build_fixes import unsupported_fix, unsupported_message, with_input_fix
 from bot.gate.content.builds import Builds
 from bot.gate.content.context import TargetContext
 from bot.gate.content.facts import DocKind, FileFacts, ObjectFacts
@@ -70,6 +70,9 @@ class _Managed:
 class ContentResult:
     issues: list[Issue]
     managed: tuple[ManagedObject, ...]  # each identity once, where it is first defined
+    # The structural issues, with the fixes only the content knows (a foreign file that a
+    # kustomization reads must not be removed first).
+    structural_issues: tuple[Issue, ...]
 
 
 def check_content(inp: ContentInput) -> ContentResult:
@@ -95,7 +98,9 @@ def check_content(inp: ContentInput) -> ContentResult:
         if path in inp.facts and path not in inp.context.context_files:
             issues.extend(_managed_file(path, inp.facts[path], inp, managed))
     issues.extend(_ignored_files(inp, managed))
-    return ContentResult(issues, tuple(managed.objects))
+    structural = [with_input_fix(i, builds) for i in report.issues]
+    issues = [with_input_fix(i, builds) for i in issues]
+    return ContentResult(issues, tuple(managed.objects), tuple(structural))
 
 
 def _kustomization(path: str, facts: FileFacts, outside: list[str], builds: Builds) -> list[Issue]:

@@ -1,4 +1,4 @@
-"""The kustomization graph the fixes read: what rendering a kustomization frees."""
+"""The kustomization graph the fixes read: inputs, and what a render frees."""
 
 from __future__ import annotations
 
@@ -12,6 +12,26 @@ from bot.gate.content.kustomize import KustomizationFacts, kustomization_facts
 def _builds(kustomizations: dict[str, object], files: list[str], target: str = "t") -> Builds:
     directives = {path: kustomization_facts(doc) for path, doc in kustomizations.items()}
     return Builds(target, directives, [*files, *kustomizations])
+
+
+def test_inputs_name_the_field_that_reads_them() -> None:
+    builds = _builds(
+        {
+            "t/app/kustomization.yaml": {
+                "resources": ["cm.yaml"],
+                "configMapGenerator": [
+                    {"name": "a", "files": ["k=conf/a.toml"], "envs": ["a.env"]}
+                ],
+                "configurations": ["kustomizeconfig.yaml"],
+            }
+        },
+        ["t/app/cm.yaml", "t/app/conf/a.toml", "t/app/a.env", "t/app/kustomizeconfig.yaml"],
+    )
+    app = "t/app/kustomization.yaml"
+    assert builds.input_of("t/app/conf/a.toml") == (app, "configMapGenerator")
+    assert builds.input_of("t/app/a.env") == (app, "configMapGenerator")
+    assert builds.input_of("t/app/kustomizeconfig.yaml") == (app, "configurations")
+    assert builds.input_of("t/app/cm.yaml") is None  # a resource is built, not read as input
 
 
 def test_a_render_frees_only_what_nothing_else_reads() -> None:

@@ -79,7 +79,8 @@ CODES: dict[IssueCode, CodeInfo] = {
     IssueCode.DUPLICATE_IDENTITY: CodeInfo(
         Severity.ERROR,
         "The same object (group, kind, namespace, name) defined twice.",
-        "Keep one definition and remove the other.",
+        "Keep one definition and remove the other (the one no kustomization lists, if only "
+        "one is built).",
     ),
     IssueCode.MIXED_MANAGED_ALLOWLISTED: CodeInfo(
         Severity.ERROR,

@@ -1,7 +1,7 @@
 """Fixes for what kustomize builds: each one, applied as written, leaves a build that works.
 
-``git rm`` of a file a generator reads breaks the build; so does rendering a Component on its
-own, or a kustomization with a key kustomize refuses. These fixes read the target's
+``git rm`` of a file a generator reads, or of the one copy of an object kustomize builds,
+breaks the build; so does rendering a Component on its own. These fixes read the target's
 kustomization graph (:mod:`bot.gate.content.builds`) to say what to change instead.
 """
 
@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from bot.gate.codes import IssueCode
 from bot.gate.content.builds import Builds
+from bot.gate.content.facts import FileFacts
 from bot.gate.content.kustomize import ACCEPTED_FIELDS, KustomizationFacts, near_misses
-from bot.gate.fixes import kustomize_render_command
+from bot.gate.fixes import git_rm_command, kustomize_render_command
 from bot.gate.report import Issue
 from bot.paths import display_path
 
@@ -140,3 +141,26 @@ def input_fix(path: str, builds: Builds) -> str | None:
         f"breaks that build: change the kustomization instead (its unsupported-kustomize fix "
         f"{how})."
     )
+
+
+def duplicate_fix(
+    path: str, first: str, facts: Mapping[str, FileFacts], builds: Builds
+) -> str | None:
+    """For two copies of one object in two files, when a kustomization lists one and the other
+    is an orphan (kustomize never builds it): remove the orphan. ``None`` otherwise."""
+    if path == first:
+        return None
+    if builds.is_orphan(path) and builds.is_built(first):
+        orphan, built = path, first
+    elif builds.is_orphan(first) and builds.is_built(path):
+        orphan, built = first, path
+    else:
+        return None
+    why = (
+        f"{display_path(orphan)} is listed by no kustomization, so kustomize never builds it, "
+        f"while {display_path(built)} is built"
+    )
+    orphan_facts = facts.get(orphan)
+    if orphan_facts is None or len(orphan_facts.objects) > 1:  # the file holds more than this
+        return f"{why}: remove this object's document from {display_path(orphan)}."
+    return f"{why}: remove the orphan: {git_rm_command([orphan])}"

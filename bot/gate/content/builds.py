@@ -5,6 +5,8 @@ must change first. This reads the kustomization graph of one target (references 
 in :mod:`bot.gate.content.context`) to say
 
 - which refused field reads a file (a generator's input, a transformer configuration ...);
+- whether a managed file is an orphan: its folder has a kustomization, yet no kustomization
+  lists it, so kustomize never builds it;
 - what rendering a refused kustomization into plain objects takes: the flags ``kubectl
   kustomize`` needs, and the files the rendering frees (read by it and by nothing else).
 
@@ -67,6 +69,7 @@ class Builds:
         self._files: frozenset[str] = frozenset()
         self._folders: dict[str, str] = {}  # folder -> its kustomization
         self._inputs: dict[str, tuple[str, str]] | None = None
+        self._built: frozenset[str] | None = None
         self._referrers: dict[str, list[str]] | None = None
         self._plans: dict[str, RenderPlan] = {}
         self._under: dict[str, bool] = {}  # folder -> it or a folder above has a kustomization
@@ -126,6 +129,25 @@ class Builds:
                     if field not in _BUILT_FROM and field != "patches":
                         self._inputs.setdefault(file, (directive, field))
         return self._inputs.get(path)
+
+    def is_built(self, path: str) -> bool:
+        """A kustomization lists ``path`` among its resources."""
+        if self._built is None:
+            self._built = frozenset(
+                file
+                for reads in self._graph().values()
+                for field, file in reads.files
+                if field in _BUILT_FROM
+            )
+        return path in self._built
+
+    def is_orphan(self, path: str) -> bool:
+        """A kustomization is in the folder of ``path`` and no kustomization lists it: whatever
+        builds that folder (kustomize, or Flux, which then uses that kustomization) never
+        builds this file."""
+        # Only the file's own folder: one without a kustomization may be built directly (a Flux
+        # Kustomization's path), whatever lists the folders above it.
+        return not self.is_built(path) and posixpath.dirname(path) in self._folders
 
     def _under_a_kustomization(self, path: str) -> bool:
         """A folder holding ``path``, in the target, has a kustomization: a build of the target

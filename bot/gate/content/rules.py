@@ -10,7 +10,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from bot.gate.codes import IssueCode
-from bot.gate.content.build_fixes import unsupported_fix, unsupported_message, with_input_fix
+from bot.gate.content.build_fixes import (
+    duplicate_fix,
+    unsupported_fix,
+    unsupported_message,
+    with_input_fix,
+)
 from bot.gate.content.builds import Builds
 from bot.gate.content.context import TargetContext
 from bot.gate.content.facts import DocKind, FileFacts, ObjectFacts
@@ -53,6 +58,7 @@ class _Managed:
     """Managed objects seen so far: identity -> where, placement path -> identity."""
 
     registry: TypeRegistry
+    builds: Builds  # what the kustomizations build: which of two copies kustomize never builds
     where: dict[Identity, tuple[str, int]] = field(default_factory=dict)
     placements: dict[str, Identity] = field(default_factory=dict)
     records: dict[tuple[str, str, str], TypeRecord] = field(default_factory=dict)
@@ -79,7 +85,7 @@ def check_content(inp: ContentInput) -> ContentResult:
     issues: list[Issue] = []
     report = inp.structural.report
     builds = Builds.of(inp.target.path, report.build_directives, inp.facts, inp.structural.files)
-    managed = _Managed(inp.registry)
+    managed = _Managed(inp.registry, builds)
     for path, size in inp.too_large.items():
         issues.append(
             Issue.of(
@@ -248,6 +254,7 @@ def _object(
                 path,
                 f"{obj.kind} {_shown_identity(identity)} is already defined at {where}",
                 line=line,
+                fix=duplicate_fix(path, first[0], inp.facts, managed.builds),
             )
         )
         return issues

@@ -1,4 +1,4 @@
-"""The kustomization graph the fixes read: inputs, and what a render frees."""
+"""The kustomization graph the fixes read: inputs, orphans, and what a render frees."""
 
 from __future__ import annotations
 
@@ -32,6 +32,18 @@ def test_inputs_name_the_field_that_reads_them() -> None:
     assert builds.input_of("t/app/a.env") == (app, "configMapGenerator")
     assert builds.input_of("t/app/kustomizeconfig.yaml") == (app, "configurations")
     assert builds.input_of("t/app/cm.yaml") is None  # a resource is built, not read as input
+
+
+def test_an_orphan_is_unlisted_in_a_folder_with_a_kustomization() -> None:
+    builds = _builds(
+        {"t/a/kustomization.yaml": {"resources": ["x.yaml", "sub"]}},
+        ["t/a/x.yaml", "t/a/old.yaml", "t/a/sub/y.yaml", "t/b/z.yaml"],
+    )
+    assert builds.is_built("t/a/x.yaml") and not builds.is_orphan("t/a/x.yaml")
+    assert builds.is_orphan("t/a/old.yaml")
+    # sub/ has no kustomization of its own (kustomize refuses it; Flux may build it directly).
+    assert not builds.is_orphan("t/a/sub/y.yaml")
+    assert not builds.is_orphan("t/b/z.yaml")
 
 
 def test_a_render_frees_only_what_nothing_else_reads() -> None:

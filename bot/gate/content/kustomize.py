@@ -238,6 +238,9 @@ def resolve_reference(directory: str, reference: str) -> str | None:
     """
     if reference.startswith("/"):
         return None
+    if "//" not in reference and "./" not in reference and not reference.endswith((".", "/")):
+        # Nothing to normalise (the common case, read for every reference of every check).
+        return f"{directory}/{reference}" if directory and reference else reference or directory
     joined = (
         posixpath.normpath(posixpath.join(directory, reference))
         if directory

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+import posixpath
+
 from bot.gate.content.kustomize import (
     kustomization_facts,
     looks_like_kustomization,
@@ -100,3 +103,17 @@ def test_near_misses_name_the_field_meant() -> None:
 def test_near_misses_are_bounded() -> None:
     doc: dict[str, object] = {f"resources{i}": [] for i in range(1000)}
     assert len(near_misses(kustomization_facts(doc))) == 10
+
+
+def test_resolve_reference_agrees_with_normpath() -> None:
+    # The fast path for references with nothing to normalise must give normpath's answer.
+    parts = ["", "a", ".", "..", "b.yaml", "..x", ".h", "c/"]
+    refs = {"/".join(p) for n in range(1, 4) for p in itertools.product(parts, repeat=n)}
+    refs |= {"a//b", "./a", "a/./b", "a/..", "../a", "a/", "/abs", ""}
+    for directory in ("", "t", "t/app"):
+        for ref in refs:
+            joined = posixpath.normpath(posixpath.join(directory, ref))
+            expected: str | None = "" if joined == "." else joined
+            if ref.startswith("/") or joined == ".." or joined.startswith("../"):
+                expected = None
+            assert resolve_reference(directory, ref) == expected, (directory, ref)

@@ -146,8 +146,8 @@ def kustomization_facts(doc: object) -> KustomizationFacts:
         tuple(resources),
         tuple(patch_paths),
         tuple(sorted(features)),
-        tuple(sorted(unknown)),
-        _inputs(doc),
+        unknown_keys=tuple(sorted(unknown)),
+        inputs=_inputs(doc),
     )
 
 

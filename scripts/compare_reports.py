@@ -7,16 +7,20 @@ A reorganisation must change no verdict: run this before landing one.
 Each DIR (default: every ``tree/`` of ``../shared/corpora``) is checked as one ad-hoc target
 (``--path .``) by the code at REV (``git archive`` of ``bot/`` into a temporary folder, run
 with the same interpreter) and by the code of this working tree. Exit 0 when every pair of
-reports is byte-identical, 1 otherwise.
+reports is byte-identical, 1 otherwise. For a pair that differs, the issues only one side has
+are listed by kind (``+`` new, ``-`` gone), with a few of their paths.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 import tempfile
+from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT.parent / "shared" / "corpora"
@@ -64,7 +68,43 @@ def main(argv: list[str] | None = None) -> int:
             differ += not same
             verdict = "identical" if same else "DIFFERENT"
             print(f"{verdict}  {tree}  ({len(before):,} → {len(after):,} bytes)")
+            if not same:
+                for line in differences(json.loads(before), json.loads(after)):
+                    print("    " + line)
     return 1 if differ else 0
+
+
+Issue = tuple[str, str, str, int | None, str]  # target, kind, path, line, message
+_SHOWN_PATHS = 3
+
+
+def _issues(report: Any) -> Counter[Issue]:
+    found: Counter[Issue] = Counter()
+    for target in report.get("targets", []):
+        for i in target["issues"]:
+            found[(target["name"], i["kind"], i["path"], i["line"], i["message"])] += 1
+    return found
+
+
+def differences(before: Any, after: Any) -> list[str]:
+    """The issues only one report has, grouped by sign and kind, a few paths each; then any
+    other change (a verdict, the counts) named by target."""
+    old, new = _issues(before), _issues(after)
+    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for sign, side, other in (("+", new, old), ("-", old, new)):
+        for issue in (side - other).elements():
+            groups[(sign, issue[1])].append(f"{issue[2]}:{issue[3] or ''}")
+    lines = []
+    for (sign, kind), paths in sorted(groups.items()):
+        shown = ", ".join(paths[:_SHOWN_PATHS]) + (" ..." if len(paths) > _SHOWN_PATHS else "")
+        lines.append(f"{sign}{len(paths)} {kind}: {shown}")
+    old_targets = {t["name"]: t for t in before.get("targets", [])}
+    for target in after.get("targets", []):
+        was = old_targets.get(target["name"], {})
+        for key in ("verdict", "counts"):
+            if was.get(key) != target.get(key):
+                lines.append(f"{target['name']}: {key} {was.get(key)} -> {target.get(key)}")
+    return lines
 
 
 if __name__ == "__main__":

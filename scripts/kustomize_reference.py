@@ -1,9 +1,9 @@
 """Record what ``kustomize build`` makes of every kustomization folder of the shared corpora.
 
-For each folder holding a ``kustomization.yaml`` (or ``.yml``) whose kustomizations (its own
-and every one its ``resources:`` reach) use only the features the gate accepts, this runs
-``kubectl kustomize`` on a copy of the folder whose top kustomization also asks for
-``buildMetadata: [originAnnotations]``, and records each object it builds as
+For each folder holding a ``kustomization.yaml`` (or ``.yml``, or ``Kustomization``) whose
+kustomizations (its own and every one its ``resources:`` reach) use only the features the gate
+accepts, this runs ``kubectl kustomize`` on a copy of the folder whose top kustomization also
+asks for ``buildMetadata: [originAnnotations]``, and records each object it builds as
 ``[file, apiVersion, kind, namespace, name]`` (``file`` relative to the folder, from the origin
 annotation). The trees named in ``CASES`` under ``fixtures/content/`` are recorded the same
 way. Folders that use a refused feature, or that kustomize cannot build, are listed
@@ -39,7 +39,7 @@ from bot.gate.content.kustomize import (
 from bot.yaml.documents import parse_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-NAMES = ("kustomization.yaml", "kustomization.yml")
+NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 ORIGIN = "config.kubernetes.io/origin"
 FIXTURES = ROOT / "fixtures" / "content"
 CASES = ("kustomize_cases",)  # trees under fixtures/content/ recorded beside the corpora

@@ -48,3 +48,22 @@ def test_each_side_runs_the_code_it_names(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     got = compare_reports.report(tmp_path / "code", FIXTURES / "demo/tree", out)
     assert got == b"the stub ran"
+
+
+def test_a_difference_is_listed_by_kind_with_its_paths() -> None:
+    spec = importlib.util.spec_from_file_location("compare_reports", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    compare_reports = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare_reports)
+
+    def report(*issues: tuple[str, str, int], verdict: str = "refused") -> dict[str, object]:
+        listed = [{"kind": k, "path": p, "line": n, "message": "m"} for k, p, n in issues]
+        return {"targets": [{"name": "t", "verdict": verdict, "counts": {}, "issues": listed}]}
+
+    before = report(("foreign-file", "a.txt", 0), ("invalid-name", "b.yaml", 3))
+    after = report(("invalid-name", "b.yaml", 3), ("invalid-name", "c.yaml", 6), verdict="x")
+    assert compare_reports.differences(before, after) == [
+        "+1 invalid-name: c.yaml:6",
+        "-1 foreign-file: a.txt:",
+        "t: verdict refused -> x",
+    ]

@@ -51,11 +51,16 @@ def app_jwt(app_id: str, private_key_pem: str, *, now: float) -> str:
 
 @functools.lru_cache(maxsize=4)
 def _signing_key(private_key_pem: str) -> rsa.RSAPrivateKey:
-    # Parsing checks the RSA key's consistency, tens of milliseconds: done once per key.
+    # Parsing checks the RSA key's consistency, tens of milliseconds: done once per key and
+    # process (load_private_key's check at start-up is this same call).
     key = serialization.load_pem_private_key(private_key_pem.encode("ascii"), password=None)
     if not isinstance(key, rsa.RSAPrivateKey):
-        raise TypeError("not RSA")
+        raise _NotRsaError
     return key
+
+
+class _NotRsaError(TypeError):
+    """A private key that is not RSA (RS256 needs RSA)."""
 
 
 def load_private_key(value: str) -> str:
@@ -83,17 +88,20 @@ def load_private_key(value: str) -> str:
     if "\n" not in text and "\\n" in text:
         # Some platforms only take one-line environment values: newlines arrive escaped.
         text = text.replace("\\n", "\n")
+    pem = text + "\n"
     try:
-        key = serialization.load_pem_private_key(text.encode("ascii"), password=None)
+        _signing_key(pem)
+    except _NotRsaError:
+        raise PermanentForgeError(
+            f"{where} holds a private key that is not RSA (RS256 needs RSA)"
+        ) from None
     except TypeError:
         raise PermanentForgeError(
             f"{where} holds an encrypted private key; give the unencrypted PEM GitHub issued"
         ) from None
     except (ValueError, UnicodeEncodeError):
         raise PermanentForgeError(f"{where} does not hold a readable PEM private key") from None
-    if not isinstance(key, rsa.RSAPrivateKey):
-        raise PermanentForgeError(f"{where} holds a private key that is not RSA (RS256 needs RSA)")
-    return text + "\n"
+    return pem
 
 
 def _looks_like_key_path(text: str) -> bool:

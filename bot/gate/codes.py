@@ -82,13 +82,14 @@ CODES: dict[IssueCode, CodeInfo] = {
     ),
     IssueCode.IMPURE_MANAGED_FILE: CodeInfo(
         Severity.ERROR,
-        "A file with a managed object that also holds an empty, non-KRM or invalid document.",
+        "A file with a managed object that also holds a non-KRM or invalid document.",
         "Remove the extra document so the file holds only Kubernetes objects.",
     ),
     IssueCode.DUPLICATE_IDENTITY: CodeInfo(
         Severity.ERROR,
         "The same object (group, kind, namespace, name) defined twice.",
-        "Keep one definition and remove the other.",
+        "Keep one definition and remove the other (the one no kustomization lists, if only "
+        "one is built).",
     ),
     IssueCode.MIXED_MANAGED_ALLOWLISTED: CodeInfo(
         Severity.ERROR,
@@ -98,8 +99,9 @@ CODES: dict[IssueCode, CodeInfo] = {
     IssueCode.UNSUPPORTED_KUSTOMIZE: CodeInfo(
         Severity.ERROR,
         "A kustomization using a feature outside the accepted set.",
-        "Render the feature's output into plain objects, or move the kustomization out of the "
-        "target.",
+        "Render its folder into plain objects (`kubectl kustomize DIR > DIR/rendered.yaml`), "
+        "remove the files only that build reads and make the kustomization list only "
+        "rendered.yaml; or move the folder out of the target.",
     ),
     IssueCode.INVALID_KUSTOMIZE: CodeInfo(
         Severity.ERROR,

@@ -6,6 +6,7 @@ with spaces, glob characters, quotes or bytes that are not UTF-8 pastes as it is
 
 from __future__ import annotations
 
+import posixpath
 import shlex
 from collections.abc import Sequence
 
@@ -106,3 +107,33 @@ def rename_fix(field: str, suggestion: str | None) -> str:
     """Rename to a valid name; the suggestion is the refused one made valid, when it can be."""
     example = f" (for example '{suggestion}')" if suggestion else ""
     return f"Set {field} to a name the API server accepts{example}, and rename what refers to it."
+
+
+def git_rm_command(paths: Sequence[str]) -> str:
+    """Remove ``paths`` from the index and the work tree."""
+    return "git rm -q -- " + " ".join(shell_word(p) for p in paths)
+
+
+def kustomize_render_command(
+    kustomization: str,
+    output: str,
+    frees: Sequence[str],
+    *,
+    helm: bool = False,
+    loose: bool = False,
+) -> str:
+    """Render a kustomization's folder into ``output``, remove the files only it read, and
+    rewrite the kustomization (same name) to list only the output: a kustomization that lists
+    the folder still builds the same objects.
+
+    ``helm`` inflates Helm charts (``--enable-helm``); ``loose`` lets it read files outside the
+    folder, as Flux builds (``--load-restrictor LoadRestrictionsNone``).
+    """
+    folder = posixpath.dirname(kustomization) or "."
+    flags = " --enable-helm" * helm + " --load-restrictor LoadRestrictionsNone" * loose
+    steps = [f"kubectl kustomize{flags} {_path_word(folder)} > {shell_word(output)}"]
+    if frees:
+        steps.append(git_rm_command(frees))
+    listed = shell_word("- " + posixpath.basename(output))
+    steps.append(f"printf '%s\\n' 'resources:' {listed} > {shell_word(kustomization)}")
+    return " && ".join(steps)

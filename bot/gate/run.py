@@ -207,7 +207,7 @@ def _check_target(
         )
     )
     report = structural.report
-    issues = sorted((*report.issues, *content.issues), key=Issue.sort_key)
+    issues = sorted((*content.structural_issues, *content.issues), key=Issue.sort_key)
     return dataclasses.replace(report, issues=tuple(issues), managed=content.managed)
 
 

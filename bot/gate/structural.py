@@ -21,7 +21,8 @@ from bot.ignore.rules import IGNORE_FILE, IgnoreMatcher, IgnoreRule, parse_ignor
 from bot.paths import basename, decode_path, display_path, join, relative_to
 
 OPERATOR_ARTIFACTS = frozenset({"README.md", ".sops.yaml"})
-BUILD_DIRECTIVES = frozenset({"kustomization.yaml", "kustomization.yml"})
+# Every name kustomize reads a kustomization from (its own order of preference).
+BUILD_DIRECTIVES = frozenset({"kustomization.yaml", "kustomization.yml", "Kustomization"})
 BENIGN_PASSENGERS = frozenset(
     {".gitignore", ".gitattributes", ".gitkeep", ".keep"}
     | {

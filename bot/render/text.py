@@ -25,7 +25,9 @@ def _counts(target: TargetReport) -> str:
 
 def _fixes(code: IssueCode, target: TargetReport, issues: list[Issue]) -> list[str]:
     if code in _IGNORABLE:
-        removable = [i.path for i in issues if i.path != target.path]
+        # An issue with its own fix (a file a kustomization reads) is not removed with the
+        # rest: its fix is said apart.
+        removable = [i.path for i in issues if i.path != target.path and i.fix is None]
         if removable:
             shown = removable[:_MAX_FIXES_SHOWN]
             words = " ".join(shell_word(p) for p in shown)
@@ -38,8 +40,13 @@ def _fixes(code: IssueCode, target: TargetReport, issues: list[Issue]) -> list[s
             ]
             if len(removable) > len(shown):  # said apart, so each command still pastes
                 lines.append(f"    (these name the first {len(shown)} of {len(removable)})")
-            return lines
-    # One line per distinct fix, in issue order: a fix naming its path is said for each path.
+            own = [i for i in issues if i.fix is not None]
+            return lines + (_distinct_fixes(own) if own else [])
+    return _distinct_fixes(issues)
+
+
+def _distinct_fixes(issues: list[Issue]) -> list[str]:
+    """One line per distinct fix, in issue order: a fix naming its path is said for each path."""
     fixes = list(dict.fromkeys(i.how_to_fix for i in issues))
     lines = [f"    fix: {fix}" for fix in fixes[:_MAX_FIXES_SHOWN]]
     if len(fixes) > _MAX_FIXES_SHOWN:

@@ -15,8 +15,9 @@ from typing import Protocol
 from bot.gate.content.facts import FileFacts
 
 # 3: duplicate mapping keys are invalid-yaml; 4: object digests; 5: refused names and
-# namespaces, kustomization entries' lines, the generateName message
-FACTS_VERSION = 5
+# namespaces, kustomization entries' lines, the generateName message; 6: empty token Secrets,
+# a kustomization's unknown keys and the files its refused fields read
+FACTS_VERSION = 6
 
 
 def cache_key(oid: str) -> str:

@@ -29,6 +29,7 @@ CRD_GROUP = "apiextensions.k8s.io"
 # The top-level keys whose parts' lines the gate may name: an object's name and namespace, a
 # Secret's values, a kustomization's resources and patches.
 _LINES_UNDER = frozenset({"metadata", "data", "stringData", "resources", "patches"})
+SERVICE_ACCOUNT_TOKEN = "kubernetes.io/service-account-token"  # noqa: S105 - a Secret type
 
 
 class DocKind(enum.StrEnum):
@@ -62,6 +63,9 @@ class ObjectFacts:
     namespace_error: tuple[int, str] | None = None
     # (line, why) when a document with a ``sops`` mapping still does not count as encrypted.
     sops_error: tuple[int, str] | None = None
+    # A core Secret of type service-account-token with no data at all: the cluster's token
+    # controller fills it in, so nothing in the repository's copy is secret.
+    empty_token_secret: bool = False
 
     @property
     def group(self) -> str:
@@ -164,6 +168,7 @@ def _document(value: object, line: int, lines: Mapping[LinePath, int]) -> DocFac
         name_error=_at(lines, ("metadata", "name"), line, name_error),
         namespace_error=_at(lines, ("metadata", "namespace"), line, namespace_error),
         sops_error=sops_problem(value, lines, line) if has_sops else None,
+        empty_token_secret=kind == "Secret" and api_version == "v1" and _empty_token(value),
     )
     return DocFacts(DocKind.KRM, line, obj=obj)
 
@@ -172,6 +177,14 @@ def _at(
     lines: Mapping[LinePath, int], part: LinePath, fallback: int, why: str | None
 ) -> tuple[int, str] | None:
     return None if why is None else (lines.get(part, fallback), why)
+
+
+def _empty_token(value: Mapping[str, object]) -> bool:
+    """A token Secret whose ``data`` and ``stringData`` are absent, null or ``{}``; any other
+    value (a key with an empty value, a list, text) may hold a secret, so it does not count."""
+    if value.get("type") != SERVICE_ACCOUNT_TOKEN:
+        return False
+    return all(value.get(key) in (None, {}) for key in ("data", "stringData"))
 
 
 def _text(value: object) -> bool:

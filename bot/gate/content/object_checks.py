@@ -21,6 +21,8 @@ def plaintext_issues(path: str, line: int, obj: ObjectFacts, record: TypeRecord)
     in_sops_file = basename(path).endswith(SOPS_SUFFIXES)
     if (not in_sops_file and not record.sensitive) or (obj.sops and obj.sops_error is None):
         return []
+    if obj.empty_token_secret and not in_sops_file:
+        return []  # a token Secret with no data: the cluster fills it in, nothing here is secret
     shown = f"{obj.kind} '{obj.name}'"
     if obj.sops_error is not None:
         line, why = obj.sops_error

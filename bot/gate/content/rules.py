@@ -10,6 +10,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from bot.gate.codes import IssueCode
+from bot.gate.content.build_fixes import (
+    duplicate_fix,
+    unsupported_fix,
+    unsupported_message,
+    with_input_fix,
+)
+from bot.gate.content.builds import Builds
 from bot.gate.content.context import TargetContext
 from bot.gate.content.facts import DocKind, FileFacts, ObjectFacts
 from bot.gate.content.identity import Identity, object_identity
@@ -32,6 +39,8 @@ from bot.paths import display_path, join, relative_to
 from bot.registry.model import Reason, TypeRecord, gv_string
 from bot.registry.registry import TypeRegistry
 
+_NOT_OBJECTS = (DocKind.NON_KRM, DocKind.INVALID)
+
 
 @dataclass(frozen=True, slots=True)
 class ContentInput:
@@ -52,6 +61,7 @@ class _Managed:
     """Managed objects seen so far: identity -> where, placement path -> identity."""
 
     registry: TypeRegistry
+    builds: Builds  # what the kustomizations build: which of two copies kustomize never builds
     where: dict[Identity, tuple[str, int]] = field(default_factory=dict)
     placements: dict[str, Identity] = field(default_factory=dict)
     records: dict[tuple[str, str, str], TypeRecord] = field(default_factory=dict)
@@ -69,11 +79,16 @@ class _Managed:
 class ContentResult:
     issues: list[Issue]
     managed: tuple[ManagedObject, ...]  # each identity once, where it is first defined
+    # The structural issues, with the fixes only the content knows (a foreign file that a
+    # kustomization reads must not be removed first).
+    structural_issues: tuple[Issue, ...]
 
 
 def check_content(inp: ContentInput) -> ContentResult:
     issues: list[Issue] = []
-    managed = _Managed(inp.registry)
+    report = inp.structural.report
+    builds = Builds.of(inp.target.path, report.build_directives, inp.facts, inp.structural.files)
+    managed = _Managed(inp.registry, builds)
     for path, size in inp.too_large.items():
         issues.append(
             Issue.of(
@@ -87,7 +102,7 @@ def check_content(inp: ContentInput) -> ContentResult:
         outside.setdefault(path, []).append(feature)
     for path in inp.structural.report.build_directives:
         if path in inp.facts:
-            issues.extend(_kustomization(path, inp.facts[path], outside.get(path, [])))
+            issues.extend(_kustomization(path, inp.facts[path], outside.get(path, []), builds))
     issues.extend(
         reference_issues(
             ReferenceInput(
@@ -103,16 +118,21 @@ def check_content(inp: ContentInput) -> ContentResult:
         if path in inp.facts and path not in inp.context.context_files:
             issues.extend(_managed_file(path, inp.facts[path], inp, managed))
     issues.extend(_ignored_files(inp, managed))
-    return ContentResult(issues, tuple(managed.objects))
+    structural = [with_input_fix(i, builds) for i in report.issues]
+    issues = [with_input_fix(i, builds) for i in issues]
+    return ContentResult(issues, tuple(managed.objects), tuple(structural))
 
 
-def _kustomization(path: str, facts: FileFacts, outside: list[str]) -> list[Issue]:
+def _kustomization(path: str, facts: FileFacts, outside: list[str], builds: Builds) -> list[Issue]:
     """One ``unsupported-kustomize`` issue per file, listing every feature code it uses."""
     issues: list[Issue] = []
     invalid = next((d for d in facts.documents if d.kind is DocKind.INVALID), None)
     if invalid is not None:
         message = f"uses unparseable: {invalid.message}"
-        return [Issue.of(IssueCode.UNSUPPORTED_KUSTOMIZE, path, message, line=invalid.line)]
+        fix = unsupported_fix(path, ["unparseable"], None, builds)
+        return [
+            Issue.of(IssueCode.UNSUPPORTED_KUSTOMIZE, path, message, line=invalid.line, fix=fix)
+        ]
     kust = facts.kustomization
     if kust is not None and kust.namespace is not None:
         why = namespace_problem(kust.namespace)
@@ -126,9 +146,9 @@ def _kustomization(path: str, facts: FileFacts, outside: list[str]) -> list[Issu
             Issue.of(
                 IssueCode.UNSUPPORTED_KUSTOMIZE,
                 path,
-                f"uses {', '.join(features)}, outside the accepted set; render the result into "
-                "plain objects or move the kustomization out of the target",
+                unsupported_message(features, kust),
                 line=facts.documents[0].line if facts.documents else None,
+                fix=unsupported_fix(path, features, kust, builds),
             )
         )
     for index, doc in enumerate(facts.documents):
@@ -151,7 +171,9 @@ def _managed_file(path: str, facts: FileFacts, inp: ContentInput, managed: _Mana
     if facts.is_empty:
         return []  # an empty or comment-only file is nothing at all
     objects = facts.objects
-    others = [d for d in facts.documents if d.kind is not DocKind.KRM]
+    # Empty and comment-only documents (a trailing `---`) are nothing: kustomize and kubectl
+    # build every object of the file, so they neither make it impure nor count as content.
+    others = [d for d in facts.documents if d.kind in _NOT_OBJECTS]
     if not objects:
         invalid = next((d for d in others if d.kind is DocKind.INVALID), None)
         if invalid is not None:
@@ -165,7 +187,6 @@ def _managed_file(path: str, facts: FileFacts, inp: ContentInput, managed: _Mana
     if others:
         bad = others[0]
         what = {
-            DocKind.EMPTY: "an empty",
             DocKind.NON_KRM: "a non-KRM",
             DocKind.INVALID: "an invalid",
         }
@@ -236,6 +257,7 @@ def _object(
                 path,
                 f"{obj.kind} {_shown_identity(identity)} is already defined at {where}",
                 line=line,
+                fix=duplicate_fix(path, first[0], inp.facts, managed.builds),
             )
         )
         return issues

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+import posixpath
+
 from bot.gate.content.kustomize import (
     kustomization_facts,
     looks_like_kustomization,
+    near_miss,
+    near_misses,
     resolve_reference,
 )
 
@@ -80,3 +85,35 @@ def test_resolve_reference() -> None:
     assert resolve_reference("", "a/../b") == "b"
     assert resolve_reference("t", "../..") is None
     assert resolve_reference("t", "/etc/x") is None
+
+
+def test_near_misses_name_the_field_meant() -> None:
+    facts = kustomization_facts(
+        {"apiversion": "x", "resource": [], "helmCharts": [], "xyzzy": 1, "kind": "Kustomization"}
+    )
+    assert facts.features == ("apiversion", "helmCharts", "resource", "xyzzy")
+    # A field kustomize knows (helmCharts) is refused as itself, not as a misspelling.
+    assert facts.unknown_keys == ("apiversion", "resource", "xyzzy")
+    assert near_misses(facts) == {"apiversion": "apiVersion", "resource": "resources"}
+    assert near_miss("NAMESPACE") == "namespace"  # kustomize ignores the case of field names
+    assert near_miss("x" * 101) is None
+    assert near_miss(3) is None
+
+
+def test_near_misses_are_bounded() -> None:
+    doc: dict[str, object] = {f"resources{i}": [] for i in range(1000)}
+    assert len(near_misses(kustomization_facts(doc))) == 10
+
+
+def test_resolve_reference_agrees_with_normpath() -> None:
+    # The fast path for references with nothing to normalise must give normpath's answer.
+    parts = ["", "a", ".", "..", "b.yaml", "..x", ".h", "c/"]
+    refs = {"/".join(p) for n in range(1, 4) for p in itertools.product(parts, repeat=n)}
+    refs |= {"a//b", "./a", "a/./b", "a/..", "../a", "a/", "/abs", ""}
+    for directory in ("", "t", "t/app"):
+        for ref in refs:
+            joined = posixpath.normpath(posixpath.join(directory, ref))
+            expected: str | None = "" if joined == "." else joined
+            if ref.startswith("/") or joined == ".." or joined.startswith("../"):
+                expected = None
+            assert resolve_reference(directory, ref) == expected, (directory, ref)

@@ -17,7 +17,7 @@ from typing import Final
 
 from bot.checks.markdown_text import escape, inline_fix, inline_path, inline_text, printable
 from bot.gate.codes import CODES, IssueCode, Severity
-from bot.gate.fixes import ignore_pattern_for, shell_word
+from bot.gate.fixes import append_lines_command, ignore_pattern_for, shell_word
 from bot.gate.report import Issue, Role, TargetReport, Verdict
 from bot.ignore.rules import IGNORE_FILE
 from bot.onboarding.proposal import ProposedTarget
@@ -156,13 +156,21 @@ def _missing_fix(target: ProposedTarget, missing: Sequence[SuggestedType]) -> li
         "from that recording (run at the repository's root, with the cluster's kubeconfig):",
         f"  <code>{escape(printable(record), code=True)}</code>",
     ]
-    if any(t.version != _KUSTOMIZE_BUILTIN or t.group for t in missing):
-        lines.append(
+    served = {t.name for t in missing if t.version != _KUSTOMIZE_BUILTIN or t.group}
+    report = target.report
+    files = sorted(
+        {i.path for i in report.issues if i.subject in served and i.fix is not None}
+        if report is not None
+        else set()
+    )
+    if files:
+        patterns = [ignore_pattern_for(relative_to(f, path)) for f in files[:SHOWN_PER_CODE]]
+        ignore = append_lines_command(join(path, IGNORE_FILE), patterns)
+        lines += [
             "  A type no cluster serves (a tool's own configuration, package metadata) is no "
-            "object of the cluster: ignore its files in "
-            f"{inline_path(join(path, IGNORE_FILE))} (each file's line is below, under "
-            "`not-followable`)."
-        )
+            "object of the cluster: ignore its files instead:",
+            f"  <code>{escape(printable(ignore), code=True)}</code>",
+        ]
     return lines
 
 

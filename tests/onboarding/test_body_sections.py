@@ -42,9 +42,10 @@ def test_the_types_section_names_each_entry_s_source_and_the_fix_for_the_unknown
         "<code>kubectl api-resources -o wide &#62; api-resources.txt &#38;&#38; ichor-bot types "
         "--suggest --path prod --capabilities api-resources.txt --output prod.capabilities.txt"
     ) in body
-    # Its file's not-followable issue says the same, and how to ignore it otherwise.
+    # A type no cluster serves is no object: its files are ignored instead.
     assert "`not-followable` (1)" in body
-    assert "ignore its files in <code>prod/.gittargetignore</code>" in body
+    assert "is no object of the cluster: ignore its files instead:" in body
+    assert "<code>printf '%s&#92;n' '' /gizmo.yaml &#62;&#62; prod/.gittargetignore</code>" in body
 
 
 def test_folders_left_out_are_said_with_why() -> None:

@@ -97,8 +97,8 @@ def _from_configs(snapshot: Snapshot, target: str) -> tuple[dict[str, Any], str]
     )
     for entry in configs[:_MAX_READ]:
         folder = posixpath.dirname(entry.path)
-        if entry.size > _MAX_BYTES or not is_within(target, folder):
-            continue
+        if entry.size > _MAX_BYTES or not is_within(target, folder) or is_within(folder, target):
+            continue  # the target's own (as proposed) is not where its recipients come from
         rules = _rules(entry.read())
         probe = relative_to(posixpath.join(target, "secret.sops.yaml"), folder)
         applying = [r for r in rules if _applies(r.get("path_regex"), probe)]

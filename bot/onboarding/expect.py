@@ -16,9 +16,9 @@ from typing import Final
 from bot.checks.compare import touched_targets
 from bot.checks.markdown_text import inline_path, inline_text
 from bot.forges.base import CHECK_NAME
+from bot.gate.codes import Severity
 from bot.gate.policy import GatePolicy
 from bot.gate.report import TargetReport, Verdict
-from bot.onboarding.body_targets import verdict_text
 
 BRANCH: Final = "ichor/bootstrap"
 SHOWN_PULLS: Final = 20
@@ -34,16 +34,19 @@ class PullVerdict:
     title: str | None
     touched: tuple[str, ...]  # the targets it touches, by name
     blocked_by: tuple[str, ...]  # those refused at its head
+    errors: int = 0  # their errors at its head
 
 
 @dataclass(frozen=True, slots=True)
 class OpenPulls:
     """The open pull requests into ``base``: each checked one, and those listed but not
-    checked (over the job's bound, or a head that could not be fetched), by number."""
+    checked (over the job's bound, or a head that could not be fetched), by number; or why
+    they could not be listed."""
 
     base: str
     checked: tuple[PullVerdict, ...]
     unchecked: tuple[int, ...] = ()
+    failed: str | None = None
 
 
 def pull_verdict(
@@ -59,7 +62,8 @@ def pull_verdict(
     blocked = tuple(
         n for n in touched if (r := head.get(n)) is not None and r.verdict is Verdict.REFUSED
     )
-    return PullVerdict(number, url, title, touched, blocked)
+    errors = sum(1 for n in blocked for i in head[n].issues if i.severity is Severity.ERROR)
+    return PullVerdict(number, url, title, touched, blocked, errors)
 
 
 def expect_lines(pulls: OpenPulls | None, reports: Mapping[str, TargetReport]) -> list[str]:
@@ -101,8 +105,14 @@ def _pull_lines(pulls: OpenPulls | None, reports: Mapping[str, TargetReport]) ->
             "opens lists them.",
             *_refused_today(reports),
         ]
-    total = len(pulls.checked) + len(pulls.unchecked)
     base = inline_path(pulls.base)
+    if pulls.failed is not None:
+        return [
+            f"**Open pull requests** into {base}: they could not be listed "
+            f"({inline_text(pulls.failed, 300)}), so this cannot say which the check would block.",
+            *_refused_today(reports),
+        ]
+    total = len(pulls.checked) + len(pulls.unchecked)
     if total == 0:
         return [f"**Open pull requests**: none into {base}, so merging this blocks none today."]
     blocked = [p for p in pulls.checked if p.blocked_by]
@@ -111,8 +121,9 @@ def _pull_lines(pulls: OpenPulls | None, reports: Mapping[str, TargetReport]) ->
         f"checked would be blocked today (each checked as if rebased onto this one):"
     ]
     for pull in blocked[:SHOWN_PULLS]:
-        targets = ", ".join(f"`{n}` ({verdict_text(reports.get(n))})" for n in pull.blocked_by)
-        lines.append(f"- {_pull(pull)}: touches {targets}")
+        targets = ", ".join(f"`{n}`" for n in pull.blocked_by)
+        said = f"{pull.errors} error{'s' * (pull.errors != 1)}"
+        lines.append(f"- {_pull(pull)}: touches {targets}, refused at its head ({said})")
     if len(blocked) > SHOWN_PULLS:
         lines.append(f"- … and {len(blocked) - SHOWN_PULLS} more")
     passing = len(pulls.checked) - len(blocked)

@@ -113,14 +113,16 @@ def test_what_to_expect_lists_the_open_pull_requests_the_check_would_block() -> 
     policy = GatePolicy((TargetPolicy("apps", "apps"), TargetPolicy("ok", "ok")))
     heads = {"apps": refused("apps")}
     blocked = pull_verdict(7, "u7", "Bump @web #3", policy, ["apps/y.yaml"], heads)
-    assert blocked == PullVerdict(7, "u7", "Bump @web #3", ("apps",), ("apps",))
+    assert blocked == PullVerdict(7, "u7", "Bump @web #3", ("apps",), ("apps",), 1)
     passing = pull_verdict(8, "u8", None, policy, ["README.md"], heads)
     assert passing.touched == () and passing.blocked_by == ()
     pulls = OpenPulls("main", (blocked, passing), unchecked=(9,))
     body = onboarding_body(proposal, "github", pulls)
     assert "**Open pull requests** into <code>main</code>: 1 of the 2 checked" in body
     # Titles are escaped, and no number becomes a reference the forge would note on that PR.
-    assert "- #&#8203;7 Bump @&#8203;web #&#8203;3: touches `apps` (**refused**" in body
+    assert (
+        "- #&#8203;7 Bump @&#8203;web #&#8203;3: touches `apps`, refused at its head (1 er" in body
+    )
     assert "- 1 more touches no target, or only targets that accept them" in body
     assert "not checked (too many, or their head could not be fetched): #9" in body
     none = onboarding_body(proposal, "github", OpenPulls("main", ()))

@@ -16,7 +16,11 @@ from tests.onboarding.corpora_fixes import recording
 from tests.onboarding.test_detect import THREE
 from tests.onboarding.test_proposal_files import RELEASES, UNKNOWN, propose
 
-FILES = {"prod/releases.yaml": RELEASES, "prod/gizmo.yaml": UNKNOWN, "prod/objects.yaml": THREE}
+FILES: dict[str, str | bytes] = {
+    "prod/releases.yaml": RELEASES,
+    "prod/gizmo.yaml": UNKNOWN,
+    "prod/objects.yaml": THREE,
+}
 
 
 def blobs(files: dict[str, str | bytes]) -> dict[str, bytes]:

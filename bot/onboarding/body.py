@@ -1,4 +1,4 @@
-"""The onboarding pull request's title and body (DESIGN 6.6). Pure.
+"""The onboarding pull request's title and body (design.md 6.6). Pure.
 
 The body shows, for each proposed target, the gate's verdict and role counts on the tree as
 it would be after merging, the refused files grouped by issue code with each code's fix, and

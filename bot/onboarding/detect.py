@@ -1,4 +1,4 @@
-"""Which folders of a repository to propose as GitTarget paths (DESIGN 6.6). Pure.
+"""Which folders of a repository to propose as GitTarget paths (design.md 6.6). Pure.
 
 A folder qualifies when the YAML documents under it are mostly Kubernetes objects: at least
 :data:`MIN_OBJECTS` objects, and objects are at least 80% of its documents. Documents are
@@ -107,7 +107,7 @@ def detect_targets(
     max_targets: int = MAX_TARGETS,
     max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES,
 ) -> tuple[Candidate, ...]:
-    """The folders to propose as targets, in path order, named uniquely (DESIGN 2)."""
+    """The folders to propose as targets, in path order, named uniquely (design.md 2)."""
     folders = _folders(snapshot)
     order = sorted(folders, key=path_sort_key)  # a parent before everything below it
     for path in order:
@@ -233,7 +233,7 @@ def count_documents(data: bytes) -> tuple[int, int]:
 
 
 def looks_like_object(value: object) -> bool:
-    """The gate's KRM test (DESIGN 3.2): non-empty string apiVersion, kind, metadata.name."""
+    """The gate's KRM test (design.md 3.2): non-empty string apiVersion, kind, metadata.name."""
     if not isinstance(value, dict):
         return False
     metadata = value.get("metadata")
@@ -307,7 +307,7 @@ def _preference(folder: _Folder) -> tuple[bool, int, bytes]:
 
 
 def target_names(paths: Sequence[str]) -> list[str]:
-    """A valid, unique target name for each path (DESIGN 2): ``clusters/prod`` becomes
+    """A valid, unique target name for each path (design.md 2): ``clusters/prod`` becomes
     ``clusters-prod``. A name already given gets ``-2``, ``-3`` ...; paths that are their name
     but for ``/`` choose first, so ``team-a`` keeps its name beside ``Team.A``."""
     bases = [name_for(path) for path in paths]

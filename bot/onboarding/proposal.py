@@ -1,4 +1,4 @@
-"""The files an onboarding pull request adds (DESIGN 6.6). Pure.
+"""The files an onboarding pull request adds (design.md 6.6). Pure.
 
 ``.ichor.yaml`` names the detected targets, relaxed, with a comment on every key; each target
 gets a README.md and a fully commented ``.gittargetignore`` where it has none, the bootstrap

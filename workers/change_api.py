@@ -1,4 +1,4 @@
-"""Change API jobs (DESIGN 6.5): a request the web app checked and queued becomes a change
+"""Change API jobs (design.md 6.5): a request the web app checked and queued becomes a change
 pull request through the same engine as the comment commands (dedupe first, the same safety
 checks and gate on the result), leaves one audit record, and returns the API's answer.
 

@@ -1,4 +1,4 @@
-"""Change commands (DESIGN 5, 6): ``/approve <ns>/<name>``, ``/reject``, ``/delete`` and
+"""Change commands (design.md 5, 6): ``/approve <ns>/<name>``, ``/reject``, ``/delete`` and
 ``/ignore`` become change pull requests through :mod:`bot.changes.engine`; the reply names
 the pull request, or why there is none."""
 

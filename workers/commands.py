@@ -1,4 +1,4 @@
-"""Command jobs: a new comment's commands, and GitHub's check-run buttons (DESIGN 5).
+"""Command jobs: a new comment's commands, and GitHub's check-run buttons (design.md 5).
 
 The order of a comment's job: skip what no person wrote (bots, the bot itself); read the
 base branch's ``.ichor.yaml`` (a repository without one gets no reaction and no reply, so

@@ -1,4 +1,4 @@
-"""Onboarding triggers (DESIGN 6.6): a GitHub App installed on repositories, a push to the
+"""Onboarding triggers (design.md 6.6): a GitHub App installed on repositories, a push to the
 default branch of a repository without ``.ichor.yaml`` (on every forge), and
 ``ichor-bot onboard``. Each runs :func:`bot.changes.onboard.open_onboarding`. A push to
 ``ichor/bootstrap`` of such a repository writes the onboarding pull request's description again
@@ -144,7 +144,7 @@ def _said(outcome: OnboardingOutcome) -> str:
     return f"{outcome.result}{url}{why}"
 
 
-# What an outcome is called in the audit (DESIGN 6.4): the status page's "Recent commands"
+# What an outcome is called in the audit (design.md 6.4): the status page's "Recent commands"
 # lists it, so a repository that got no proposal says why there too, not only in the log.
 _REFUSED = {
     "declined": "its onboarding pull request was closed; `ichor-bot onboard` proposes again",

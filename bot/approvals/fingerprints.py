@@ -1,4 +1,4 @@
-"""Fingerprints of managed objects (DESIGN 5.1): the identity as the gate writes it, and the
+"""Fingerprints of managed objects (design.md 5.1): the identity as the gate writes it, and the
 SHA-256 of the document's canonical JSON.
 
 The digest itself is computed by the gate when it reads a file (``ObjectFacts.digest``, cached

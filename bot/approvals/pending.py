@@ -1,4 +1,4 @@
-"""Which new objects of strict targets still wait for ``/approve`` (DESIGN 5.1). Pure.
+"""Which new objects of strict targets still wait for ``/approve`` (design.md 5.1). Pure.
 
 A *strict new object* is a managed object of a ``strict`` target whose identity the base's
 report of that target does not have (the target had no report at base: every object is new).

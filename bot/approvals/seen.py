@@ -1,4 +1,4 @@
-"""What an ``/approve`` may cover: the objects its author could have seen waiting (DESIGN 5.1).
+"""What an ``/approve`` may cover: the objects its author could have seen waiting (design.md 5.1).
 
 A job reads the pull request as it is when the job runs, which may be after the author pushed
 more. So an approval never covers "whatever is new at the head": it covers the new objects at

@@ -1,4 +1,4 @@
-"""A change pull request's title and body (DESIGN 6): who asked, from where, and what merging
+"""A change pull request's title and body (design.md 6): who asked, from where, and what merging
 it changes: the objects, the target, each field before and after, and the gate's verdict on
 the result. Everything a person or an API client wrote is escaped (no mention, no link, no
 HTML), so a request cannot make the bot's pull request say more than it means.

@@ -1,4 +1,4 @@
-"""The bot's branch names (DESIGN 6): one per change, so a second identical request finds the
+"""The bot's branch names (design.md 6): one per change, so a second identical request finds the
 first one's pull request instead of opening another, and never one for two objects.
 
 An object's branch is ``ichor/<verb>-<namespace>-<name>-<hash>``: the readable part for

@@ -1,4 +1,4 @@
-"""The change engine (DESIGN 6): one change request becomes, exactly once, a pull request on
+"""The change engine (design.md 6): one change request becomes, exactly once, a pull request on
 the bot's own branch, or a reply saying why not.
 
 Order, holding the repository's lock: the base branch is fetched and the change planned from

@@ -1,4 +1,4 @@
-"""Finding the object a command names (DESIGN 5, 6): by identity, in the gate's report of the
+"""Finding the object a command names (design.md 5, 6): by identity, in the gate's report of the
 base branch, in the one target that holds it or the one named with ``in <target>``."""
 
 from __future__ import annotations

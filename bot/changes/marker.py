@@ -1,4 +1,4 @@
-"""Which change a pull request is for (DESIGN 6): the hidden first line of an object's change
+"""Which change a pull request is for (design.md 6): the hidden first line of an object's change
 pull request names the verb and the object's whole identity, and a pull request found open on
 the object's branch is this change's only when that line says so.
 

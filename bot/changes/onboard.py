@@ -1,4 +1,4 @@
-"""The onboarding job (DESIGN 6.6): a repository without ``.ichor.yaml`` gets, once, a pull
+"""The onboarding job (design.md 6.6): a repository without ``.ichor.yaml`` gets, once, a pull
 request on ``ichor/bootstrap`` proposing one, built by the pure core in :mod:`bot.onboarding`.
 
 Order, as for a change request: the open pull request on the branch is looked up first

@@ -1,5 +1,5 @@
 """Which open pull requests the check would block once the onboarding proposal is merged
-(DESIGN 6.6, "What to expect").
+(design.md 6.6, "What to expect").
 
 The forge lists the open pull requests into the default branch; for the newest
 :data:`MAX_CHECKED` of them the job fetches the head (the forge's pull request ref, so a fork's

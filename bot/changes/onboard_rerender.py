@@ -1,5 +1,5 @@
 """The onboarding pull request's description, written again when someone pushes to
-``ichor/bootstrap`` (DESIGN 6.6): the proposal as it now is on that branch, gated afresh.
+``ichor/bootstrap`` (design.md 6.6): the proposal as it now is on that branch, gated afresh.
 
 Triggered by a push to the branch of a repository whose default branch has no
 ``.ichor.yaml``. Only the bot's own open pull request from the branch into the default branch

@@ -1,6 +1,6 @@
 """The tree a change would make, as a snapshot the gate can read: the base with the change's
 files written or removed. Nothing is written anywhere; the gate runs on this before any push
-(DESIGN 6, "an edit whose result the gate would refuse is not pushed")."""
+(design.md 6, "an edit whose result the gate would refuse is not pushed")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What a change request writes (DESIGN 5, 6), decided from the base branch alone: the
+"""What a change request writes (design.md 5, 6), decided from the base branch alone: the
 object located by identity, the fields it may set, the edited bytes, and the pull request's
 title and impact. Pure: the engine reads the files, runs the gate on the result and pushes.
 """

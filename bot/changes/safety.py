@@ -1,8 +1,8 @@
-"""Where a change may write (DESIGN 6, "Safety"), decided before anything is written.
+"""Where a change may write (design.md 6, "Safety"), decided before anything is written.
 
 Every written path must be inside the target it acts for, relative, without ``..`` or a
 ``.git`` segment, and not matched by the target's ignore file: the bot never writes a file
-the operator would not own (the shadow invariant, DESIGN 3.4). A new ``/ignore`` pattern must
+the operator would not own (the shadow invariant, design.md 3.4). A new ``/ignore`` pattern must
 not be a denied one (``*``, ``*.yaml`` ...) and must not shadow any managed object's file.
 """
 

@@ -1,4 +1,4 @@
-"""The approvals part of what the forge shows (DESIGN 5.1): the headline when new objects of
+"""The approvals part of what the forge shows (design.md 5.1): the headline when new objects of
 strict targets wait for ``/approve``, and the summary's list of each new object with who
 approved it and at which commit. Pure; every name goes through :mod:`bot.checks.markdown_text`.
 """

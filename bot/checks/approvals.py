@@ -1,4 +1,4 @@
-"""Approvals in a pull request's check (DESIGN 5.1): the strict targets' new objects, and which
+"""Approvals in a pull request's check (design.md 5.1): the strict targets' new objects, and which
 of them the approvals given on the pull request cover.
 
 Approvals come from the approval store; when it has no record for the pull request (Redis lost

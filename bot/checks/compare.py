@@ -7,7 +7,7 @@ above a finding does not make it new.
 
 What fails the check is decided here too: a touched target refused at head, except that a
 target under ``enforce: new`` fails a pull request's check only for an error the pull request
-introduces (DESIGN 4).
+introduces (design.md 4).
 """
 
 from __future__ import annotations

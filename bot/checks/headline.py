@@ -1,5 +1,5 @@
 """The check's title, and what the summary says about a target under ``enforce: new``
-(DESIGN 4): on a pull request, that only the issues it introduces fail the check and how many
+(design.md 4): on a pull request, that only the issues it introduces fail the check and how many
 already on base are listed without blocking; on a push, that the full verdict applies.
 
 Pure; names go through :mod:`bot.checks.markdown_text`. The title is our own words and

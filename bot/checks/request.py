@@ -56,7 +56,7 @@ class CheckRequest:
     external_id: str  # the delivery that asked for the check
     pull: str | None = None  # pull key (bot.state.base.pull_key) for "newest head wins"
     number: int | None = None  # the pull request, for a summary comment
-    # Who opened the pull request, when known: their own /approve does not count (DESIGN 5.1).
+    # Who opened the pull request, when known: their own /approve does not count (design.md 5.1).
     author: str | None = None
 
     @property

@@ -1,5 +1,5 @@
 """``ichor-bot onboard <forge> <owner/repo>``: propose ``.ichor.yaml`` again on request
-(DESIGN 6.6), in this process, with the worker's settings and state: a declined proposal is
+(design.md 6.6), in this process, with the worker's settings and state: a declined proposal is
 forgotten and a new pull request opened, unless one is open already. ``ichor-bot onboard
 --dry-run [PATH]`` prints the proposal instead, with no forge (``bot.cli.onboard_preview``)."""
 

@@ -1,4 +1,4 @@
-"""Comment commands (DESIGN 5), pure: ``parse_comment`` reads a new comment's command lines
+"""Comment commands (design.md 5), pure: ``parse_comment`` reads a new comment's command lines
 into typed commands and usage problems; ``help_text`` and ``usage`` say what a person may
 write. Who may run a command, and what it changes, is decided by the caller."""
 

@@ -1,5 +1,5 @@
 """Replies to ``/approve`` and ``/approve cancel``: what was approved, with the hidden marker
-that lets the approval be rebuilt from the forge when Redis has lost it (DESIGN 5.1)."""
+that lets the approval be rebuilt from the forge when Redis has lost it (design.md 5.1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Who may run a command (DESIGN 5): a pure decision from the actor's permission.
+"""Who may run a command (design.md 5): a pure decision from the actor's permission.
 
 The permission comes from the forge (a failed lookup never reaches here: the caller refuses
 and says the lookup failed) and ``min_permission`` from the base branch's ``.ichor.yaml``.

@@ -16,7 +16,7 @@ _USAGE: dict[Verb, str] = {
 }
 
 _PERMISSION = "`{permission}`"
-# (command, who may run it, what it does): DESIGN 5; {permission} is commands.min_permission.
+# (command, who may run it, what it does): design.md 5; {permission} is commands.min_permission.
 _TABLE: tuple[tuple[str, str, str], ...] = (
     ("/help", "anyone", "this reply"),
     ("/recheck", "`read`", "checks the current head again"),

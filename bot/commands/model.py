@@ -13,7 +13,7 @@ from typing import ClassVar, Literal, TypeAlias
 Verb: TypeAlias = Literal["help", "recheck", "approve", "reject", "delete", "ignore"]
 VERBS: tuple[Verb, ...] = ("help", "recheck", "approve", "reject", "delete", "ignore")
 
-# At most this many command lines of one comment are read (DESIGN 5).
+# At most this many command lines of one comment are read (design.md 5).
 MAX_COMMANDS = 10
 
 

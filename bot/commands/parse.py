@@ -1,4 +1,4 @@
-"""Comment commands (DESIGN 5): the command lines of a new comment, as typed values.
+"""Comment commands (design.md 5): the command lines of a new comment, as typed values.
 
 A command line starts with ``/<verb>`` or ``/ichor <verb>`` (``/ichor`` alone asks for help)
 at the start of a line outside code, quotes and HTML comments (see ``lines``). Verbs and the

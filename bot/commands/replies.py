@@ -1,6 +1,6 @@
 """The bot's replies to commands: Markdown built from values, one reply per comment.
 
-A reply is written only when a person must read something (DESIGN 5): a refusal and why, a
+A reply is written only when a person must read something (design.md 5): a refusal and why, a
 usage error, help, a result. Everything a person or a forge wrote (error texts, patterns) is
 shown as an indented code block, which Markdown never interprets, so it cannot mention
 anyone, link anywhere or hide the rest of the reply.

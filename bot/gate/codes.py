@@ -1,4 +1,4 @@
-"""Stable issue codes (DESIGN 3.1), each with what it means and the fix a person would make."""
+"""Stable issue codes (design.md 3.1), each with what it means and the fix a person would make."""
 
 from __future__ import annotations
 

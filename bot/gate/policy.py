@@ -15,9 +15,9 @@ DEFAULT_PLACEMENT = "{group}/{version}/{resource}/{namespace}/{name}.yaml"
 MAX_IGNORE_FILE_BYTES = 1 << 20
 # YAML files over this size are refused as file-too-large and never parsed.
 DEFAULT_MAX_YAML_BYTES = 4 << 20
-# strict: new managed objects wait for /approve (DESIGN 5.1); the gate itself ignores it.
+# strict: new managed objects wait for /approve (design.md 5.1); the gate itself ignores it.
 TargetMode = Literal["relaxed", "strict"]
-# new: a pull request's check fails only for issues it introduces (DESIGN 4); the gate itself
+# new: a pull request's check fails only for issues it introduces (design.md 4); the gate itself
 # ignores it, as it ignores the mode: it is how the check weighs the report.
 Enforce = Literal["all", "new"]
 

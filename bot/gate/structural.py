@@ -1,4 +1,4 @@
-"""The structural gate: every entry of a target in exactly one role (DESIGN 3, roles 1–7).
+"""The structural gate: every entry of a target in exactly one role (design.md 3, roles 1–7).
 
 A pure function of the snapshot and the policy. The only content it reads is the root
 ``.gittargetignore`` (and a symlink's target, for the message); YAML files are collected for
@@ -99,7 +99,7 @@ def classify_target(snapshot: Snapshot, target: TargetPolicy) -> StructuralResul
 
 
 def _classify(entry: Entry, rel: str, *, ignored: bool) -> tuple[Role, Issue | None]:
-    """Roles 1–7 in DESIGN order; the first that applies decides (``ignored``: whether the
+    """Roles 1–7 in design.md 3's order; the first that applies decides (``ignored``: whether the
     root ignore file matches the entry)."""
     name = basename(rel)
     # 1. links are refused unless ignored: a writer could follow them out of the subtree.

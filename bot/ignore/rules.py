@@ -32,7 +32,7 @@ __all__ = [
 
 IGNORE_FILE = ".gittargetignore"
 
-# DESIGN 3.1: patterns that would hide every managed file. Refused at parse time.
+# design.md 3.1: patterns that would hide every managed file. Refused at parse time.
 DENIED_PATTERNS = frozenset({"*", "**", "/", "*.yaml", "*.yml", "**/*", "**/*.yaml", "**/*.yml"})
 
 # Generic names no real pattern singles out. A pattern that hides every probe of one family

@@ -1,2 +1,2 @@
-"""Onboarding (DESIGN 6.6): the targets a repository without ``.ichor.yaml`` is offered, and the
+"""Onboarding (design.md 6.6): the targets a repository without ``.ichor.yaml`` is offered, and the
 pull request that proposes them. Pure: a snapshot in, files and text out."""

@@ -1,4 +1,4 @@
-"""What the gate would say of a folder as a target, for choosing targets (DESIGN 6.6). Pure.
+"""What the gate would say of a folder as a target, for choosing targets (design.md 6.6). Pure.
 
 The onboarding body gives a fix for every issue code, and most of them work as written: ignore
 a file, encrypt a Secret, render a kustomization, record a type. A few do not, and a folder

@@ -1,4 +1,4 @@
-"""The onboarding pull request's title and body (DESIGN 6.6). Pure.
+"""The onboarding pull request's title and body (design.md 6.6). Pure.
 
 The body says what the pull request adds (or, when nothing qualified, why it proposes one new,
 empty target), the gate's verdict per proposed target, the folders it does not propose and

@@ -1,4 +1,4 @@
-"""One proposed target's section of the onboarding body (DESIGN 6.6). Pure.
+"""One proposed target's section of the onboarding body (design.md 6.6). Pure.
 
 Its verdict and role counts on the tree as it would be after merging; the types its capabilities
 file lists, each with where its entry came from (a CRD of the repository, the catalog's project

@@ -1,4 +1,4 @@
-"""Which folders of a repository to propose as GitTarget paths (DESIGN 6.6). Pure.
+"""Which folders of a repository to propose as GitTarget paths (design.md 6.6). Pure.
 
 Targets a platform team would accept: each proposed folder is one the gate accepts, or refuses
 only with issues the onboarding body gives a working fix for. It starts from the top-most
@@ -85,7 +85,7 @@ def detect_targets(
     max_targets: int = MAX_TARGETS,
     max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES,
 ) -> tuple[Candidate, ...]:
-    """The folders to propose as targets, in path order, named uniquely (DESIGN 2)."""
+    """The folders to propose as targets, in path order, named uniquely (design.md 2)."""
     return detect(snapshot, max_targets=max_targets, max_yaml_bytes=max_yaml_bytes).candidates
 
 

@@ -1,4 +1,4 @@
-"""The new, empty target proposed when no folder qualifies (DESIGN 6.6). Pure.
+"""The new, empty target proposed when no folder qualifies (design.md 6.6). Pure.
 
 A repository with nothing to guard yet still gets a place for the operator to mirror a cluster
 into: a folder that does not exist yet, with the bootstrap files the operator itself stages

@@ -1,4 +1,4 @@
-"""Environments side by side: a folder proposed as the targets below it, not as one (DESIGN 6.6).
+"""Environments side by side: a folder proposed as the targets below it, not as one (design.md 6.6).
 Pure.
 
 ``clusters/production`` and ``clusters/staging`` define the same objects, each for its own

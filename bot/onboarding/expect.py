@@ -1,4 +1,4 @@
-"""The onboarding body's "What to expect" (DESIGN 6.6), after Renovate's onboarding. Pure.
+"""The onboarding body's "What to expect" (design.md 6.6), after Renovate's onboarding. Pure.
 
 What merging changes for the team: which open pull requests the check would block today, what
 the comment commands do, that the description follows edits to the proposal, and that closing

@@ -1,4 +1,4 @@
-"""Every folder of a repository with the Kubernetes objects counted under it (DESIGN 6.6). Pure.
+"""Every folder of a repository with the Kubernetes objects counted under it (design.md 6.6). Pure.
 
 A folder qualifies when the YAML documents under it are mostly Kubernetes objects: at least
 :data:`MIN_OBJECTS` objects, and objects are at least 80% of its documents. Documents are
@@ -232,7 +232,7 @@ def count_documents(data: bytes) -> tuple[int, int]:
 
 
 def looks_like_object(value: object) -> bool:
-    """The gate's KRM test (DESIGN 3.2): non-empty string apiVersion, kind, metadata.name."""
+    """The gate's KRM test (design.md 3.2): non-empty string apiVersion, kind, metadata.name."""
     if not isinstance(value, dict):
         return False
     metadata = value.get("metadata")

@@ -1,4 +1,4 @@
-"""Target names for proposed paths (DESIGN 2): valid, unique, and read from the path. Pure."""
+"""Target names for proposed paths (design.md 2): valid, unique, and read from the path. Pure."""
 
 from __future__ import annotations
 

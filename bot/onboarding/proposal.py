@@ -1,4 +1,4 @@
-"""What an onboarding pull request adds, and the gate's verdict on the result (DESIGN 6.6). Pure.
+"""What an onboarding pull request adds, and the gate's verdict on it (design.md 6.6). Pure.
 
 :func:`build_proposal` detects the targets (:mod:`bot.onboarding.detect`) and writes
 ``.ichor.yaml`` naming them, each target's README.md and fully commented ``.gittargetignore``

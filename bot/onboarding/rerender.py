@@ -1,4 +1,4 @@
-"""The onboarding proposal as pushed to ``ichor/bootstrap`` (DESIGN 6.6), for the body to be
+"""The onboarding proposal as pushed to ``ichor/bootstrap`` (design.md 6.6), for the body to be
 written again with fresh verdicts. Pure.
 
 Someone edited the proposal: renamed or removed a target, recorded the cluster's types in a

@@ -1,4 +1,4 @@
-"""Folders onboarding never proposes as targets, nor anything inside them (DESIGN 6.6). Pure.
+"""Folders onboarding never proposes as targets, nor anything inside them (design.md 6.6). Pure.
 
 A GitTarget path holds what a cluster runs. These folders hold YAML that is not that, however
 much of it looks like Kubernetes objects:

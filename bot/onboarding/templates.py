@@ -1,4 +1,4 @@
-"""The texts an onboarding pull request writes (DESIGN 6.6). Pure.
+"""The texts an onboarding pull request writes (design.md 6.6). Pure.
 
 ``.ichor.yaml`` names the proposed targets, relaxed, with a comment on every key; each target
 gets a README.md and a fully commented ``.gittargetignore``, the bootstrap files the operator

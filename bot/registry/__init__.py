@@ -1,4 +1,4 @@
-"""The type registry: which Kubernetes types a GitTarget may hold, and why not (DESIGN 3.5).
+"""The type registry: which Kubernetes types a GitTarget may hold, and why not (design.md 3.5).
 
 ``build_registry`` joins the built-in types, the repository's CRDs and the target's recorded
 capabilities; ``TypeRegistry.resolve`` answers with a full followability record.

@@ -1,7 +1,7 @@
 """A type's followability record: the verdict, its one-line summary and the ten checks.
 
 The vocabulary (requirements in funnel order, reason codes, verdicts) is the type followability
-model of the reference documents. Every place that turns a type away uses these codes, so "why
+model of design.md 3.5. Every place that turns a type away uses these codes, so "why
 is this not followed?" has one machine-readable answer everywhere.
 """
 

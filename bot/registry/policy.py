@@ -20,7 +20,7 @@ class RegistryPolicy:
         return (group, resource) in self.sensitive
 
 
-# DESIGN 3.5. Each is runtime state owned by a controller (pods, endpoints, leases ...), a
+# design.md 3.5. Each is runtime state owned by a controller (pods, endpoints, leases ...), a
 # record of what happened (events, jobs), or cluster plumbing (flow control): mirroring them
 # into Git would only churn or fight their owners.
 DEFAULT_DENIED: frozenset[tuple[str, str]] = frozenset(

@@ -1,4 +1,4 @@
-"""The capabilities file a target needs, written for a person to review (DESIGN 3.5).
+"""The capabilities file a target needs, written for a person to review (design.md 3.5).
 
 The bot has no cluster, so a type that neither Kubernetes itself nor a CRD in the target
 declares is ``not-served`` until the target's capabilities file lists it. This writes that

@@ -1,4 +1,4 @@
-"""The report as JSON, exactly the shape of DESIGN 3.6.
+"""The report as JSON, exactly the shape of design.md 3.6.
 
 Paths and patterns are the real names, not the escaped display form, so a tool reading the
 report finds the file. A name that is not UTF-8 is held as a ``surrogateescape`` string: each

@@ -1,4 +1,4 @@
-"""Where a command's audit record goes (DESIGN 6.4): the audit log and one line of the log.
+"""Where a command's audit record goes (design.md 6.4): the audit log and one line of the log.
 
 :class:`AuditTrail` is what a command job calls once it knows its result. It stamps the time,
 writes one ``audit ...`` line to the process log and appends the record to the store (Redis or

@@ -79,7 +79,7 @@ class ApprovalStore(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class AuditRecord:
-    """One command or change request (DESIGN 6.4). ``result`` is ``done``, ``pr-opened``,
+    """One command or change request (design.md 6.4). ``result`` is ``done``, ``pr-opened``,
     ``pr-existing``, ``refused: <why>``, ``usage: <why>`` or ``error: <why>``."""
 
     time: datetime
@@ -139,7 +139,7 @@ def onboarding_key(forge: str, full_name: str) -> str:
 
 
 class OnboardingMemory(Protocol):
-    """Whether a repository was offered its onboarding pull request (DESIGN 6.6), and whether
+    """Whether a repository was offered its onboarding pull request (design.md 6.6), and whether
     it declined (closed it unmerged): a trigger proposes once, and never again after that."""
 
     def proposed(self, repo_key: str) -> bool: ...

@@ -1,4 +1,4 @@
-"""``POST /api/v1/changes`` and its OpenAPI document (DESIGN 6.5): a checked change request
+"""``POST /api/v1/changes`` and its OpenAPI document (design.md 6.5): a checked change request
 becomes a queued job, and the answer is that job's result.
 
 Order: the bearer token first (401, before the body is read; no token configured means every

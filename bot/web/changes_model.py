@@ -1,4 +1,4 @@
-"""What ``POST /api/v1/changes`` accepts and answers (DESIGN 6.5), as pydantic models: the
+"""What ``POST /api/v1/changes`` accepts and answers (design.md 6.5), as pydantic models: the
 request is checked whole here, in the web process, before anything is queued, and every
 problem names its field (``object.name``, ``document.metadata.name``, ``repository`` ...).
 

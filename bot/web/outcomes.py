@@ -1,5 +1,5 @@
 """What became of each job, for the status page, ``/metrics`` and ``/readyz``: whether its
-result reached the forge and, when it did not, why (DESIGN 7); and which forges the workers
+result reached the forge and, when it did not, why (design.md 7); and which forges the workers
 last said they can post to.
 
 The worker writes (the in-process queue's jobs too), the web process reads: Redis when the

@@ -72,7 +72,7 @@ class CommentEvent:
     installation_id: int | None
     author_is_bot: bool
     # When the forge says the comment was written (ISO 8601, UTC); None when it did not say:
-    # an /approve covers only what checks published before it showed (DESIGN 5.1).
+    # an /approve covers only what checks published before it showed (design.md 5.1).
     created_at: str | None = None
 
 

@@ -1,4 +1,4 @@
-"""Strict targets in the check (DESIGN 5.1): new objects wait for /approve until an approval
+"""Strict targets in the check (design.md 5.1): new objects wait for /approve until an approval
 covers their exact fingerprints; approvals come from the store, or from the bot's comments."""
 
 from __future__ import annotations

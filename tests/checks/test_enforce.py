@@ -1,4 +1,4 @@
-"""``enforce: new`` decides a pull request's conclusion (issue 22, item 5; DESIGN 4): a target
+"""``enforce: new`` decides a pull request's conclusion (issue 22, item 5; design.md 4): a target
 under it fails the check only for an error the change introduces, on a pull request; a push
 gets the full verdict, and configuration issues and waiting approvals still stop it."""
 

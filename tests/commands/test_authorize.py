@@ -1,4 +1,4 @@
-"""Who may run which command: DESIGN 5's table, failing closed."""
+"""Who may run which command: design.md 5's table, failing closed."""
 
 from __future__ import annotations
 

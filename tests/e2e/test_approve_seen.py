@@ -1,4 +1,4 @@
-"""An ``/approve`` covers only what its author could have seen (DESIGN 5.1), on every forge.
+"""An ``/approve`` covers only what its author could have seen (design.md 5.1), on every forge.
 
 A maintainer reads the check that lists the new objects and comments ``/approve``; before the
 job runs, the pull request's author pushes one more object. The job reads the head as it is

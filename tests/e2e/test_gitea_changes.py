@@ -1,4 +1,4 @@
-"""End to end on Gitea: change commands (DESIGN 5, 6). A signed ``issue_comment`` webhook →
+"""End to end on Gitea: change commands (design.md 5, 6). A signed ``issue_comment`` webhook →
 ``ichor-bot serve`` → Redis → a real ``ichor-bot worker`` → a real ``git push`` (through
 ``git http-backend`` behind the fake, which wants the token for every request) → a pull request
 on the fake Gitea, exactly once, or a reply saying why not and nothing pushed.

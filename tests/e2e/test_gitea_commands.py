@@ -1,4 +1,4 @@
-"""End to end on Gitea and Forgejo: comment commands (DESIGN 5, 5.1). A signed ``issue_comment``
+"""End to end on Gitea and Forgejo: comment commands (design.md 5, 5.1). A signed ``issue_comment``
 webhook (Gitea or Forgejo headers) → ``ichor-bot serve`` → Redis → a real ``ichor-bot worker``
 → the fake Gitea (every request validated against the flavor's recorded Swagger description).
 

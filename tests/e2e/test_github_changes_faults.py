@@ -1,4 +1,4 @@
-"""End to end on GitHub, change PRs when things go wrong (DESIGN 5, 6), as the GitLab and Gitea
+"""End to end on GitHub, change PRs when things go wrong (design.md 5, 6), as the GitLab and Gitea
 modules do: a leftover branch replaced under a lease, a push that loses a race (once, then
 twice), a failing open-pull-request lookup, ``/ignore`` on a fork, a change the gate would
 refuse. Every test ends by searching everything the bot wrote or ran for the token

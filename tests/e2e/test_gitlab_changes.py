@@ -1,4 +1,4 @@
-"""End to end on GitLab, change merge requests (DESIGN 5, 6): a ``Note Hook`` → ``ichor-bot
+"""End to end on GitLab, change merge requests (design.md 5, 6): a ``Note Hook`` → ``ichor-bot
 serve`` → Redis → a real ``ichor-bot worker`` → a real ``git push`` (through ``git
 http-backend``, which wants the token for pushes too) → a merge request on the fake GitLab,
 exactly once, or a reply saying why not. The repository is

@@ -1,4 +1,4 @@
-"""End to end on GitLab, comment commands (DESIGN 5, 5.1): a ``Note Hook`` on a merge request →
+"""End to end on GitLab, comment commands (design.md 5, 5.1): a ``Note Hook`` on a merge request →
 ``ichor-bot serve`` → Redis → a real ``ichor-bot worker`` → the fake GitLab, which serves the
 notes, award emoji and member look-ups the commands need. The repository and its members are
 :class:`tests.e2e.gitlab_commands.CommandScenario`'s.

@@ -313,7 +313,7 @@ def test_gitea_fork_pull_request_and_tag_push() -> None:
     assert "tag pushes" in gitea("push", push).reason
 
 
-# When a comment was written: what an /approve may cover (DESIGN 5.1)
+# When a comment was written: what an /approve may cover (design.md 5.1)
 
 
 @pytest.mark.parametrize(

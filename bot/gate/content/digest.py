@@ -1,4 +1,4 @@
-"""The digest of a YAML document: SHA-256 hex of its canonical JSON (DESIGN 5.1 fingerprints).
+"""The digest of a YAML document: SHA-256 hex of its canonical JSON (design.md 5.1 fingerprints).
 
 Canonical JSON is ``json.dumps(value, sort_keys=True, separators=(",", ":"),
 ensure_ascii=False)`` of the parsed document, encoded as UTF-8. What the parser gives is plain

@@ -1,4 +1,4 @@
-"""kustomization.yaml: what it declares, and which of its features the gate refuses (DESIGN 3.3).
+"""kustomization.yaml: what it declares, and which of its features the gate refuses (design.md 3.3).
 
 A kustomization is read and acted on, never a passenger: its ``namespace`` and ``resources``
 decide the effective namespace of the objects it reaches. Only the fields listed in

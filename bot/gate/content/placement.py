@@ -1,4 +1,4 @@
-"""Placement: the path the operator writes a managed object to (DESIGN 3.4)."""
+"""Placement: the path the operator writes a managed object to (design.md 3.4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Placement paths for both presets (DESIGN 3.4)."""
+"""Placement paths for both presets (design.md 3.4)."""
 
 from __future__ import annotations
 

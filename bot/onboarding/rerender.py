@@ -63,7 +63,8 @@ def proposal_at(
         )
     detection = detect(snapshot, cache=cache)
     configured = {t.path for t in policy.targets}
-    empty = not detection.candidates and all(t.candidate.documents == 0 for t in targets)
+    empty = bool(targets) and not detection.candidates
+    empty = empty and all(t.candidate.documents == 0 for t in targets)
     return Proposal(
         tuple(targets),
         {},

@@ -72,7 +72,27 @@ def _demo(work: Path) -> str:
     return f"$ ichor-bot check fixtures/demo/repo --rev HEAD\n{output}"
 
 
-SAMPLES: dict[str, Callable[[Path], str]] = {"quickstart": _quickstart, "demo": _demo}
+def _onboard(work: Path) -> str:
+    """The dry run on the demo tree without its .ichor.yaml, from the description's start to
+    the end of its overview table (the files and the rest are longer than a README wants)."""
+    tree = work / "gitops"
+    shutil.copytree(ROOT / "fixtures" / "demo" / "tree", tree)
+    (tree / ".ichor.yaml").unlink()
+    with _in_directory(work):
+        output = _run(["onboard", "--dry-run", "gitops"])
+    lines = output.splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.startswith("==> pull request"))
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("| `clusters-staging`"))
+    shown = "".join(lines[start : end + 1])
+    pipe = "sed -n '/^==> pull request/,/^| .clusters-staging/p'"
+    return f"$ ichor-bot onboard --dry-run gitops | {pipe}\n{shown}"
+
+
+SAMPLES: dict[str, Callable[[Path], str]] = {
+    "quickstart": _quickstart,
+    "onboard": _onboard,
+    "demo": _demo,
+}
 
 
 def _block(name: str) -> re.Pattern[str]:

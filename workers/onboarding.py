@@ -1,6 +1,8 @@
 """Onboarding triggers (design.md 6.6): a GitHub App installed on repositories, a push to the
 default branch of a repository without ``.ichor.yaml`` (on every forge), and
-``ichor-bot onboard``. Each runs :func:`bot.changes.onboard.open_onboarding`."""
+``ichor-bot onboard``. Each runs :func:`bot.changes.onboard.open_onboarding`. A push to
+``ichor/bootstrap`` of such a repository writes the onboarding pull request's description again
+(:func:`bot.changes.onboard_rerender.rerender_onboarding`)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ from typing import Any
 
 from bot.changes.engine import ChangeServices
 from bot.changes.onboard import OnboardingOutcome, open_onboarding
+from bot.changes.onboard_rerender import rerender_onboarding
 from bot.errors import ForgeError, PermanentForgeError
 from bot.forges.base import ForgeKind, RepoRef
+from bot.onboarding.body import BRANCH
 from bot.state.audit import AuditTrail, utc_now
 from bot.web.outcomes import Unposted
 from bot.webhooks import InstallationEvent, PushEvent
@@ -46,7 +50,10 @@ async def onboard(
 def onboard_unconfigured_push(
     context: WorkerContext, adapter: Adapter, forge: str, event: PushEvent, repo: RepoRef
 ) -> Summary:
-    """After a push found no ``.ichor.yaml``: onboard when it went to the default branch."""
+    """After a push found no ``.ichor.yaml`` on the default branch: onboard when it went to the
+    default branch, describe the proposal afresh when it went to ``ichor/bootstrap``."""
+    if event.ref == f"refs/heads/{BRANCH}":
+        return _rerender(context, adapter, forge, event, repo)
     if repo.default_branch is None or event.ref != f"refs/heads/{repo.default_branch}":
         return {}
     try:
@@ -61,6 +68,33 @@ def onboard_unconfigured_push(
         return {}
     audit_onboarding(context, forge, repo.full_name, audited(outcome), outcome.pull_request_url)
     return {"onboarding": _said(outcome)}
+
+
+def _rerender(
+    context: WorkerContext, adapter: Adapter, forge: str, event: PushEvent, repo: RepoRef
+) -> Summary:
+    if adapter.open_mirror is None:
+        return {}
+    services = ChangeServices(
+        adapter.forge,
+        adapter.open_mirror,
+        context.state.locks,
+        bot_identity("ichor-bot", repo),  # nothing is committed: the author is never used
+        cache=context.cache,
+        registries=context.registries,
+    )
+    try:
+        outcome = context.run(
+            rerender_onboarding(repo, services, forge_kind=forge, head=event.after)
+        )
+    except ForgeError as exc:
+        # The next push tries again; the check itself is done (silent, as it should be).
+        log.warning("%s: the onboarding description was not rewritten: %s", repo.full_name, exc)
+        return {"onboarding": f"error: {exc}"}
+    if outcome.result == "no-pull-request":
+        return {}
+    url = f" {outcome.pull_request_url}" if outcome.pull_request_url else ""
+    return {"onboarding": f"{outcome.result}{url}"}
 
 
 def installation_job(

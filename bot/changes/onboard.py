@@ -3,9 +3,11 @@ request on ``ichor/bootstrap`` proposing one, built by the pure core in :mod:`bo
 
 Order, as for a change request: the open pull request on the branch is looked up first
 (found: nothing is fetched or pushed); a repository that declined (closed the proposal
-unmerged) is left alone by every trigger; then, holding the repository's lock, the default
-branch is fetched, targets detected on its tip, the files committed in the mirror and pushed
-once with a lease. A closed proposal is noticed without the forge telling: it was proposed,
+unmerged) is left alone by every trigger; the open pull requests into the default branch are
+listed; then, holding the repository's lock, the default branch is fetched, the proposal built
+on its tip, its files committed in the mirror and pushed once with a lease, and the newest open
+pull requests judged as if rebased onto it (:mod:`bot.changes.onboard_pulls`), for the body's
+"What to expect". A closed proposal is noticed without the forge telling: it was proposed,
 and no open pull request is left on the branch (a merged one added ``.ichor.yaml``, so no
 trigger reaches here).
 """
@@ -14,20 +16,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from bot.changes.engine import LOCK_TTL, LOCK_WAIT, ChangeServices
+from bot.changes.onboard_pulls import Judge, list_open
+from bot.config.schema import parse_config
 from bot.errors import GitStoreError
-from bot.forges.base import GitCredentials, RepoRef
+from bot.forges.base import GitCredentials, PullRequestRef, RepoRef
 from bot.gate.policy import CONFIG_FILE
 from bot.git.commit import build_commit
 from bot.git.push import push_branch, remote_branch_head
 from bot.git.store import Mirror
 from bot.git.transport import remote_failure, run_remote
 from bot.onboarding.body import BRANCH, TITLE, onboarding_body
-from bot.onboarding.detect import detect_targets
-from bot.onboarding.proposal import proposal_files, proposal_reports
+from bot.onboarding.proposal import build_proposal
+from bot.registry.builtin import crd_catalog
 from bot.state.base import OnboardingMemory, onboarding_key, repo_lock_key
 
 log = logging.getLogger("ichor.onboarding")
@@ -79,9 +84,9 @@ async def open_onboarding(
         log.info("%s: its onboarding pull request was closed; not proposing again", repo.full_name)
         memory.remember_declined(key)
         return OnboardingOutcome("declined", reason="its onboarding pull request was closed")
-    proposal = await asyncio.to_thread(
-        _build_and_push, repo, base, forge_kind, services, credentials
-    )
+    listed = await list_open(forge, repo, base)  # what the check would block: the body says
+    job = _Job(repo, base, forge_kind, services, credentials, requested, listed)
+    proposal = await asyncio.to_thread(_build_and_push, job)
     if isinstance(proposal, OnboardingOutcome):
         return proposal
     pull = await forge.open_pull_request(
@@ -92,14 +97,20 @@ async def open_onboarding(
     return OnboardingOutcome("pr-opened", pull.url)
 
 
-def _build_and_push(
-    repo: RepoRef,
-    base: str,
-    forge_kind: str,
-    services: ChangeServices,
-    credentials: GitCredentials | None,
-) -> _Proposal | OnboardingOutcome:
-    lock = repo_lock_key(forge_kind, repo.full_name)
+@dataclass(frozen=True, slots=True)
+class _Job:
+    repo: RepoRef
+    base: str
+    forge_kind: str
+    services: ChangeServices
+    credentials: GitCredentials | None
+    requested: bool
+    listed: Sequence[PullRequestRef] | str  # the open pull requests, or why not listed
+
+
+def _build_and_push(job: _Job) -> _Proposal | OnboardingOutcome:
+    repo, base, services, credentials = job.repo, job.base, job.services, job.credentials
+    lock = repo_lock_key(job.forge_kind, repo.full_name)
     with (
         services.lock.hold(lock, ttl=LOCK_TTL, wait=LOCK_WAIT),
         services.open_mirror(repo) as mirror,
@@ -115,30 +126,44 @@ def _build_and_push(
         try:
             if snapshot.get(CONFIG_FILE) is not None:
                 return OnboardingOutcome("configured", reason=f"{CONFIG_FILE} is already there")
-            candidates = detect_targets(snapshot)
-            if not candidates:
-                log.info(
-                    "%s: no folder at %s is mostly Kubernetes YAML; nothing to propose",
-                    repo.full_name,
-                    tip[:12],
-                )
-                return OnboardingOutcome(
-                    "no-candidates", reason="no folder's YAML is mostly Kubernetes objects"
-                )
-            files = proposal_files(candidates, snapshot)
-            reports = proposal_reports(snapshot, files)
+            proposal = build_proposal(snapshot, catalog=crd_catalog(), cache=services.cache)
         finally:
             snapshot.close()
+        if proposal.empty and not proposal.looks_like_gitops and not job.requested:
+            log.info(
+                "%s: no Kubernetes object at %s; nothing to propose unasked",
+                repo.full_name,
+                tip[:12],
+            )
+            return OnboardingOutcome("no-candidates", reason="no YAML in it is a Kubernetes object")
+        said = (
+            "one new, empty target: no folder qualified"
+            if proposal.empty
+            else f"{len(proposal.targets)} detected target(s)"
+        )
         commit = build_commit(
             mirror,
             parent=tip,
-            changes=dict(files),
-            message=f"{TITLE}\n\nProposed by Ichor Bot: {len(candidates)} detected target(s).",
+            changes=dict(proposal.files),
+            message=f"{TITLE}\n\nProposed by Ichor Bot: {said}.",
             author=services.author,
         )
         expected = remote_branch_head(mirror, credentials, BRANCH)
         push_branch(mirror, credentials, commit=commit, branch=BRANCH, expected=expected)
-        return _Proposal(len(files), onboarding_body(candidates, reports, forge_kind))
+        config = parse_config(proposal.files[CONFIG_FILE]).config
+        assert config is not None  # the proposal's own .ichor.yaml is always valid
+        judge = Judge(
+            mirror,
+            credentials,
+            base,
+            tip,
+            proposal.files,
+            config.gate_policy(),
+            services.forge.pull_head_ref,
+            services.cache,
+        )
+        pulls = judge.all(job.listed)
+        return _Proposal(len(proposal.files), onboarding_body(proposal, job.forge_kind, pulls))
 
 
 def _default_branch(

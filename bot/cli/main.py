@@ -18,6 +18,7 @@ from bot import __version__
 from bot.cli.audit import add_audit_parser, run_audit
 from bot.cli.check import add_check_parser, run_check_command
 from bot.cli.onboard import add_onboard_parser, run_onboard
+from bot.cli.onboard_preview import run_dry_run
 from bot.cli.processes import serve, work
 from bot.cli.replay import replay
 from bot.cli.types_command import add_types_parser, run_types
@@ -38,6 +39,7 @@ examples:
   ichor-bot serve --port 8000          serve webhooks
   ichor-bot audit --since 2h           who ran which command, and what came of it
   ichor-bot onboard github acme/gitops --installation 42   propose .ichor.yaml again
+  ichor-bot onboard --dry-run .                             preview that proposal here
   ichor-bot COMMAND --help             every option of COMMAND, with its default
 """
 
@@ -183,6 +185,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return show_results(load_settings().data_dir, args.limit, args.show)
         if args.command == "audit":
             return run_audit(args, load_settings())
+        if args.command == "onboard" and args.dry_run:
+            return run_dry_run(args)  # no settings: nothing here reaches a forge
         if args.command == "onboard":
             return run_onboard(args, load_settings())
         return run_check_command(args, os.environ)

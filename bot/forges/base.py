@@ -178,6 +178,7 @@ class PullRequestRef:
     head_ref: str | None = None  # the branch it comes from
     from_fork: bool = False  # its head branch lives in another repository
     body: str | None = None  # its description, when the forge's answer holds it
+    title: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +284,18 @@ class ForgeAdapter(Protocol):
     async def open_pull_request(
         self, repo: RepoRef, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef: ...
+
+    async def list_pull_requests(
+        self, repo: RepoRef, base: str, *, limit: int
+    ) -> Sequence[PullRequestRef]:
+        """The open pull requests into branch ``base``, newest first, at most ``limit`` (what
+        onboarding tells a team the check would block)."""
+        ...
+
+    async def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
+        """Replace pull request ``number``'s description (the onboarding pull request's, when
+        its proposal changed)."""
+        ...
 
     async def aclose(self) -> None: ...
 

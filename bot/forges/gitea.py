@@ -35,6 +35,7 @@ from urllib.parse import quote
 import httpx
 
 from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
+from bot.forges import gitea_pulls
 from bot.forges.base import (
     CHECK_NAME,
     SUMMARY_MARKER,
@@ -71,7 +72,7 @@ from bot.forges.gitea_reviews import LineComments
 from bot.forges.locks import KeyedLocks
 from bot.forges.plans import PostedComment, SummaryAction, plan_summary, summary_body
 from bot.forges.pulls import open_or_find
-from bot.forges.responses import described_repository, side
+from bot.forges.responses import described_repository
 from bot.forges.retry import with_retries
 from bot.settings import Settings
 
@@ -259,7 +260,7 @@ class GiteaForge:
         return pull_ref(await self._retrying(lambda: self._http.get(path)), path)
 
     async def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
-        return await self._retrying(lambda: self._find_pull(repo, head, base))
+        return await self._retrying(lambda: gitea_pulls.find(self._http, repo, head, base))
 
     async def open_pull_request(
         self, repo: RepoRef, *, head: str, base: str, title: str, body: str
@@ -271,8 +272,18 @@ class GiteaForge:
             return pull_ref((await self._http.send("POST", path, data)).body, path)
 
         return await self._retrying(
-            lambda: open_or_find(open_, lambda: self._find_pull(repo, head, base), exists=409)
+            lambda: open_or_find(
+                open_, lambda: gitea_pulls.find(self._http, repo, head, base), exists=409
+            )
         )
+
+    async def list_pull_requests(
+        self, repo: RepoRef, base: str, *, limit: int
+    ) -> Sequence[PullRequestRef]:
+        return await self._retrying(lambda: gitea_pulls.listed(self._http, repo, base, limit))
+
+    async def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
+        await self._retrying(lambda: gitea_pulls.update_body(self._http, repo, number, body))
 
     async def repository(self, full_name: str) -> RepoRef:
         """:class:`bot.forges.base.RepositoryLookup`."""
@@ -329,28 +340,6 @@ class GiteaForge:
         path = repo_path(repo, f"/issues/{int(number)}/comments")
         found = [c for c in await self._http.pages(path) if isinstance(c, dict)]
         return sorted(found, key=lambda c: int(field(c, "id", f"GET {path}")))
-
-    async def _find_pull(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
-        path = repo_path(repo, f"/pulls/{quote(base, safe='')}/{quote(head, safe='')}")
-        try:
-            found = await self._http.get(path)
-        except ForgeStatusError as exc:
-            if exc.status == 404:
-                return None
-            raise
-        if isinstance(found, dict) and found.get("state") == "open":
-            return pull_ref(found, path)
-        # That lookup ignores state: it may name an old closed pull while an open one exists.
-        pulls = repo_path(repo, "/pulls")
-        for item in await self._http.pages(pulls, {"state": "open"}):
-            h, b = side(item, "head"), side(item, "base")
-            if (
-                h.get("ref") == head
-                and b.get("ref") == base
-                and h.get("repo_id") == b.get("repo_id")
-            ):
-                return pull_ref(item, pulls)
-        return None
 
     async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
         return await with_retries(call, sleep=self._sleep, on_retry=_log_retry)

@@ -8,7 +8,8 @@ state instead of writing twice.
 
 Request and response shaping lives in :mod:`bot.forges.github_payloads`, the conversation
 (summary, replies, the listing, reactions) in :mod:`bot.forges.github_comments`, line comments
-(one review per push) in :mod:`bot.forges.github_reviews`.
+(one review per push) in :mod:`bot.forges.github_reviews`, pull requests (find, open, list,
+describe) in :mod:`bot.forges.github_pulls`.
 
 Conclusion mapping: GitHub has no "error" conclusion. ``Conclusion.ERROR`` (the check could not
 be completed) is sent as ``failure`` with a title saying so: a required check that could not
@@ -29,7 +30,7 @@ from urllib.parse import quote, urlencode
 import httpx
 
 from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
-from bot.forges import github_comments, github_reviews
+from bot.forges import github_comments, github_pulls, github_reviews
 from bot.forges.base import (
     CHECK_NAME,
     SUMMARY_MARKER,
@@ -64,7 +65,6 @@ from bot.forges.github_payloads import (
     started_run,
 )
 from bot.forges.locks import KeyedLocks
-from bot.forges.pulls import open_or_find
 from bot.forges.responses import described_repository
 from bot.forges.retry import with_retries
 from bot.settings import Settings
@@ -279,23 +279,26 @@ class GitHubForge:
         return pull_ref(await self._call(repo, lambda token: self._send("GET", path, token)), path)
 
     async def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
-        return await self._call(repo, lambda token: self._find_pull(token, repo, head, base))
+        return await self._with_send(repo, lambda send: github_pulls.find(send, repo, head, base))
 
     async def open_pull_request(
         self, repo: RepoRef, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef:
-        path = repo_path(repo, "/pulls")
-        data = {"title": clip_title(title), "head": head, "base": base, "body": clip(body)}
-
-        async def open_(token: str) -> PullRequestRef:
-            return pull_ref(await self._send("POST", path, token, data), path)
-
-        return await self._call(
+        return await self._with_send(
             repo,
-            lambda token: open_or_find(
-                lambda: open_(token), lambda: self._find_pull(token, repo, head, base), exists=422
+            lambda send: github_pulls.open_(
+                send, repo, head=head, base=base, title=title, body=body
             ),
         )
+
+    async def list_pull_requests(
+        self, repo: RepoRef, base: str, *, limit: int
+    ) -> Sequence[PullRequestRef]:
+        listing = github_pulls.listed
+        return await self._with_send(repo, lambda send: listing(send, repo, base, limit))
+
+    async def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
+        await self._with_send(repo, lambda send: github_pulls.update_body(send, repo, number, body))
 
     async def repository(self, full_name: str) -> RepoRef:
         """:class:`bot.forges.base.RepositoryLookup`: the installation (asked as the app),
@@ -312,19 +315,6 @@ class GitHubForge:
         )
 
     # -- plumbing -------------------------------------------------------------------------
-
-    async def _find_pull(
-        self, token: str, repo: RepoRef, head: str, base: str
-    ) -> PullRequestRef | None:
-        owner = repo.full_name.partition("/")[0]
-        query = urlencode(
-            {"state": "open", "head": f"{owner}:{head}", "base": base}, quote_via=quote
-        )
-        path = repo_path(repo, "/pulls")
-        found = await self._send("GET", f"{path}?{query}", token)
-        if not isinstance(found, list):
-            raise PermanentForgeError(f"GitHub GET {path}: the response is not a list")
-        return pull_ref(found[0], path) if found else None
 
     async def _patch(self, repo: RepoRef, path: str, data: Mapping[str, Any]) -> None:
         await self._call(repo, lambda token: self._send("PATCH", path, token, data))

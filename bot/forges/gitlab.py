@@ -39,8 +39,8 @@ import gitlab
 import gitlab.exceptions
 
 from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
-from bot.forges import clipping
 from bot.forges import gitlab_commands as commands
+from bot.forges import gitlab_mrs
 from bot.forges.base import (
     CHECK_NAME,
     SUMMARY_MARKER,
@@ -66,7 +66,6 @@ from bot.forges.gitlab_api import (
     check_repo,
     clip,
     clip_line,
-    find_mr,
     merge_request,
     mr_ref,
     project_ref,
@@ -79,7 +78,6 @@ from bot.forges.plans import (
     plan_summary,
     summary_body,
 )
-from bot.forges.pulls import open_or_find
 from bot.forges.responses import described_repository
 from bot.forges.retry import with_retries
 from bot.settings import Settings
@@ -97,8 +95,6 @@ STATES = {
     Conclusion.ERROR: "failed",
 }
 RUNNING_DESCRIPTION = "Checking…"
-TITLE_LIMIT = 255  # characters, a merge request title
-DESCRIPTION_BODY_LIMIT = 1_048_576  # characters, a merge request description
 REMEMBERED_STATUSES = 10_000  # (project, sha, name) → state posted; oldest forgotten first
 _REFUSED_TRANSITION = re.compile(r"Cannot transition status via :\w+ from :(\w+)")
 
@@ -299,30 +295,31 @@ class GitLabForge:
     async def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         project = project_ref(repo)
         return await self._retrying(
-            lambda: self._api.run(lambda gl: find_mr(gl, project, head, base))
+            lambda: self._api.run(lambda gl: gitlab_mrs.find(gl, project, head, base))
         )
 
     async def open_pull_request(
         self, repo: RepoRef, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef:
         project = project_ref(repo)
-        data = {
-            "source_branch": head,
-            "target_branch": base,
-            "title": clipping.clip(title, TITLE_LIMIT),
-            "description": clip(body, DESCRIPTION_BODY_LIMIT),
-        }
-
-        def open_mr(gl: gitlab.Gitlab) -> PullRequestRef:
-            return mr_ref(gl.projects.get(project, lazy=True).mergerequests.create(data).attributes)
-
-        def find(gl: gitlab.Gitlab) -> PullRequestRef | None:
-            return find_mr(gl, project, head, base)
-
         return await self._retrying(
-            lambda: open_or_find(
-                lambda: self._api.run(open_mr), lambda: self._api.run(find), exists=409
+            lambda: gitlab_mrs.open_or_existing(
+                self._api.run, project, head=head, base=base, title=title, body=body
             )
+        )
+
+    async def list_pull_requests(
+        self, repo: RepoRef, base: str, *, limit: int
+    ) -> Sequence[PullRequestRef]:
+        project = project_ref(repo)
+        return await self._retrying(
+            lambda: self._api.run(lambda gl: gitlab_mrs.listed(gl, project, base, limit))
+        )
+
+    async def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
+        project, iid = project_ref(repo), int(number)
+        await self._retrying(
+            lambda: self._api.run(lambda gl: gitlab_mrs.set_description(gl, project, iid, body))
         )
 
     async def repository(self, full_name: str) -> RepoRef:

@@ -241,7 +241,7 @@ def mr_ref(item: dict[str, Any]) -> PullRequestRef:
     refs = refs if isinstance(refs, dict) else {}
     author = item.get("author")
     author = author if isinstance(author, dict) else {}
-    description = item.get("description")
+    description, title = item.get("description"), item.get("title")
     return PullRequestRef(
         number=int(item["iid"]),
         url=str(item.get("web_url") or ""),
@@ -253,6 +253,7 @@ def mr_ref(item: dict[str, Any]) -> PullRequestRef:
         head_ref=item.get("source_branch") or None,
         from_fork=item.get("source_project_id") not in (None, item.get("target_project_id")),
         body=description if isinstance(description, str) else None,
+        title=title if isinstance(title, str) else None,
     )
 
 

@@ -261,6 +261,28 @@ class LocalForge:
             self._write(path, pulls)
         return PullRequestRef(number, url, body=body)
 
+    async def list_pull_requests(
+        self, repo: RepoRef, base: str, *, limit: int
+    ) -> Sequence[PullRequestRef]:
+        with self._lock:
+            pulls: list[dict[str, Any]] = self._read(self._pulls_path(repo), [])
+        return [
+            PullRequestRef(int(p["number"]), str(p["url"]), title=p.get("title"))
+            for p in sorted(pulls, key=lambda p: -int(p["number"]))
+            if p["base"] == base and p["state"] == "open"
+        ][:limit]
+
+    async def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
+        with self._lock:
+            path = self._pulls_path(repo)
+            pulls: list[dict[str, Any]] = self._read(path, [])
+            for pull in pulls:
+                if pull["number"] == number:
+                    pull["body"] = body
+                    self._write(path, pulls)
+                    return
+        raise PermanentForgeError(f"no pull request {number} in {repo.full_name}")
+
     async def aclose(self) -> None:
         return None
 

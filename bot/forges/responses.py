@@ -33,7 +33,7 @@ def user_of(item: Any) -> dict[str, Any]:
 def pull_ref(item: Any, where: str) -> PullRequestRef:
     number = int(field(item, "number", where))
     head, base = side(item, "head"), side(item, "base")
-    body = item.get("body")
+    body, title = item.get("body"), item.get("title")
     return PullRequestRef(
         number=number,
         url=str(item.get("html_url") or ""),
@@ -41,6 +41,7 @@ def pull_ref(item: Any, where: str) -> PullRequestRef:
         base_sha=base.get("sha") or None,
         base_ref=base.get("ref") or None,
         body=body if isinstance(body, str) else None,
+        title=title if isinstance(title, str) else None,
     )
 
 

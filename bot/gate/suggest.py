@@ -38,7 +38,11 @@ class SuggestionInput:
 
 
 def suggestion_input(
-    snapshot: Snapshot, target: TargetPolicy, *, max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES
+    snapshot: Snapshot,
+    target: TargetPolicy,
+    *,
+    max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES,
+    repository: tuple[tuple[str, CrdFacts], ...] | None = None,
 ) -> SuggestionInput:
     prepared = prepare_target(snapshot, target, max_yaml_bytes=max_yaml_bytes)
     used: set[GVK] = set()
@@ -52,7 +56,11 @@ def suggestion_input(
     return SuggestionInput(
         used=tuple(sorted(used)),
         target_crds=tuple(crd for _, crd in prepared.crds),
-        repository_crds=repository_crds(snapshot, max_yaml_bytes=max_yaml_bytes),
+        repository_crds=(
+            repository
+            if repository is not None
+            else repository_crds(snapshot, max_yaml_bytes=max_yaml_bytes)
+        ),
     )
 
 
@@ -89,13 +97,15 @@ def suggest_for_target(
     recorded: Capabilities | None = None,
     recorded_name: str = "the recorded API resources",
     max_yaml_bytes: int = DEFAULT_MAX_YAML_BYTES,
+    repository: tuple[tuple[str, CrdFacts], ...] | None = None,
 ) -> Suggestion:
     """The capabilities file ``target`` needs (``bot.registry.suggest.suggest_capabilities``).
 
     The target's own capabilities file is not read: pass it as ``recorded`` to keep what it
-    says for the types the target uses.
+    says for the types the target uses. ``repository`` is :func:`repository_crds`, when a
+    caller suggesting for several targets has read it once.
     """
-    found = suggestion_input(snapshot, target, max_yaml_bytes=max_yaml_bytes)
+    found = suggestion_input(snapshot, target, max_yaml_bytes=max_yaml_bytes, repository=repository)
     return suggest_capabilities(
         found.used,
         catalog=catalog,

@@ -1,39 +1,37 @@
 """The onboarding pull request's title and body (design.md 6.6). Pure.
 
-The body shows, for each proposed target, the gate's verdict and role counts on the tree as
-it would be after merging, the refused files grouped by issue code with each code's fix, and
-how to make ``ichor/acceptance`` a required check on the forge at hand. Every path and message
-comes from the repository, so it is escaped (:mod:`bot.checks.markdown_text`); the body stays
-within a forge's size limit by listing fewer files, never by cutting markdown in the middle.
+The body says what the pull request adds (or, when nothing qualified, why it proposes one new,
+empty target), the gate's verdict per proposed target, the folders it does not propose and
+why, each target's section (:mod:`bot.onboarding.body_targets`: role counts, where each type of
+its capabilities file came from, refused files by code with their fixes), what to expect
+(:mod:`bot.onboarding.expect`), and how to make ``ichor/acceptance`` a required check on the
+forge at hand. Every path and message comes from the repository, so it is escaped
+(:mod:`bot.checks.markdown_text`); the body stays within a forge's size limit by listing fewer
+files, never by cutting markdown in the middle.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from bot.checks.markdown_text import inline_path, inline_text
 from bot.forges.base import CHECK_NAME, ForgeKind
-from bot.gate.codes import CODES, IssueCode, Severity
-from bot.gate.fixes import ignore_pattern_for
-from bot.gate.report import Issue, Role, TargetReport, Verdict
-from bot.ignore.rules import IGNORE_FILE
-from bot.onboarding.detect import Candidate
-from bot.paths import join, relative_to
+from bot.onboarding.body_targets import SHOWN_PER_CODE as SHOWN_PER_CODE
+from bot.onboarding.body_targets import target_parts, verdict_text
+from bot.onboarding.detect import LeftOut
+from bot.onboarding.empty import SOPS_CONFIG
+from bot.onboarding.expect import BRANCH as BRANCH
+from bot.onboarding.expect import OpenPulls, expect_lines
+from bot.onboarding.proposal import Proposal
 
-BRANCH = "ichor/bootstrap"
 TITLE = "ichor: guard this repository's GitTarget paths"
 MARKER = "<!-- ichor:onboarding -->"  # tells the bot's onboarding pull request from people's
 # GitHub refuses a body over 65,536 characters; the rest is room for what the forge section
 # and the closing lines need.
 MAX_BODY = 60_000
-SHOWN_PER_CODE = 20
-_MESSAGE_SHOWN = 300
-# Codes whose files can be kept by a line in the target's ignore file (the text renderer's set).
-_IGNORABLE = frozenset(
-    {IssueCode.FOREIGN_FILE, IssueCode.FOREIGN_SYMLINK, IssueCode.FOREIGN_SUBMODULE}
-)
+SHOWN_LEFT_OUT = 25
+SHOWN_PARTS = 8
+_MORE_ROOM = 120  # the "... and N more" line a code may need
 
 _GITHUB = f"""\
 **GitHub**: in the repository's *Settings*, either
@@ -42,7 +40,8 @@ _GITHUB = f"""\
 - *Branches* → *Add branch protection rule* for the default branch: turn on *Require status
   checks to pass before merging* and search for `{CHECK_NAME}`.
 
-The check is offered once it has run on a commit, as it does on this pull request."""
+The check is offered once it has run on a commit: after merging, on the push to the default
+branch."""
 
 _GITLAB = f"""\
 **GitLab** cannot require a commit status by name, and the bot posts `{CHECK_NAME}` as one. It
@@ -74,20 +73,13 @@ def forge_steps(forge: str) -> str:
     return _FORGE_STEPS[kind]
 
 
-def onboarding_body(
-    candidates: Sequence[Candidate], reports: Mapping[str, TargetReport], forge: str
-) -> str:
-    """The body; ``reports`` maps a target's name to the gate's report on the proposed tree
-    (the repository with this pull request's files added)."""
-    head = [
-        MARKER,
-        "Ichor Bot proposes to guard this repository. This pull request adds `.ichor.yaml` "
-        f"with {len(candidates)} target{'s' * (len(candidates) != 1)}, the folders whose YAML "
-        "is mostly Kubernetes objects, and a README.md and a commented `.gittargetignore` in "
-        "each target that has none. Nothing is checked until it is merged.",
-        "",
-    ]
+def onboarding_body(proposal: Proposal, forge: str, pulls: OpenPulls | None = None) -> str:
+    """The body; ``pulls`` are the open pull requests the job looked at (None: it could not,
+    as in a preview)."""
+    reports = {t.candidate.name: t.report for t in proposal.targets if t.report is not None}
+    head = [MARKER, *_intro(proposal), ""]
     tail = [
+        *expect_lines(pulls, reports),
         "",
         f"### Make `{CHECK_NAME}` a required check",
         "",
@@ -99,11 +91,10 @@ def onboarding_body(
         "### Before merging",
         "",
         "Rename, remove or add targets, or set `mode: strict` where new objects should wait for "
-        "an `/approve`: the file explains each key. If you close this pull request, the bot does "
-        "not propose it again; `ichor-bot onboard` proposes it anew.",
+        "an `/approve`: the file explains each key.",
     ]
-    overview = _overview(candidates, reports)
-    parts = [_target_parts(c, reports.get(c.name)) for c in candidates]
+    overview = [*_overview(proposal), *_left_out(proposal.left_out)]
+    parts = [target_parts(t) for t in proposal.targets]
     # What every section needs whatever the files: when even that does not fit, each code is
     # said in one line, without its files and fix.
     fixed = sum(
@@ -140,88 +131,95 @@ def onboarding_body(
     return "\n".join(head + sections + tail)
 
 
+def _intro(proposal: Proposal) -> list[str]:
+    n = len(proposal.targets)
+    with_capabilities = sum(1 for t in proposal.targets if t.capabilities)
+    adds = (
+        f"`.ichor.yaml` with {n} target{'s' * (n != 1)}, the folders whose YAML is mostly "
+        "Kubernetes objects"
+    )
+    if proposal.config_issues:
+        return [
+            "Ichor Bot proposes to guard this repository, but the `.ichor.yaml` on this branch "
+            "cannot be read:",
+            "",
+            *(
+                f"- `{inline_text(i.kind, 80)}`"
+                + (f" (line {i.line})" if i.line else "")
+                + f": {inline_text(i.message, 300)}"
+                for i in proposal.config_issues
+            ),
+            "",
+            "Correct it and push again: this description follows.",
+        ]
+    if proposal.empty:
+        target = proposal.targets[0].candidate
+        sops = (
+            f", and a `{SOPS_CONFIG}` with the recipients of {inline_text(proposal.sops, 300)}"
+            if proposal.sops
+            else ""
+        )
+        unknown = (
+            f" The repository uses SOPS, but no `{SOPS_CONFIG}` rule or encrypted file names "
+            f"a recipient, so add the target's `{SOPS_CONFIG}` yourself."
+            if proposal.sops_unknown
+            else ""
+        )
+        return [
+            "Ichor Bot proposes to guard this repository. No folder of it qualifies as a "
+            "GitTarget path (the folders with Kubernetes YAML are listed under *Not proposed* "
+            "below, with why), so this pull request proposes one new, empty target, "
+            f"`{target.name}` at {inline_path(target.path)}, for the operator to mirror a "
+            f"cluster into: `.ichor.yaml` naming it, and in the folder a README.md and a fully "
+            f"commented `.gittargetignore`{sops}.{unknown} Nothing is checked until it is "
+            "merged."
+        ]
+    capabilities = (
+        f", a capabilities file for the {with_capabilities} whose objects use types "
+        "Kubernetes itself does not serve"
+        if with_capabilities
+        else ""
+    )
+    return [
+        f"Ichor Bot proposes to guard this repository. This pull request adds {adds}, each "
+        "accepted by the check or refused only for issues with a fix given below"
+        f"{capabilities}, and a README.md and a commented `.gittargetignore` in each target "
+        "that has none. Nothing is checked until it is merged."
+    ]
+
+
 def _length(lines: Sequence[str]) -> int:
     return sum(len(line) + 1 for line in lines)
 
 
-def _overview(candidates: Sequence[Candidate], reports: Mapping[str, TargetReport]) -> list[str]:
+def _overview(proposal: Proposal) -> list[str]:
     lines = ["| target | path | verdict | objects found |", "| --- | --- | --- | --- |"]
-    for c in candidates:
-        report = reports.get(c.name)
+    for t in proposal.targets:
+        c = t.candidate
+        found = "a new folder" if c.documents == 0 else f"{c.objects} of {c.documents} documents"
         lines.append(
-            f"| `{c.name}` | {inline_path(c.path or '.')} | {_verdict(report)} | "
-            f"{c.objects} of {c.documents} documents |"
+            f"| `{c.name}` | {inline_path(c.path or '.')} | {verdict_text(t.report)} | {found} |"
         )
     return lines
 
 
-def _verdict(report: TargetReport | None) -> str:
-    if report is None:
-        return "not checked"
-    if report.verdict is Verdict.ACCEPTED:
-        return "accepted"
-    errors = sum(1 for i in report.issues if i.severity is Severity.ERROR)
-    return f"**refused** ({errors} error{'s' * (errors != 1)})"
-
-
-@dataclass(frozen=True, slots=True)
-class _Code:
-    """The issues of one code in one target: the code's line and fix, a line per file shown."""
-
-    head: tuple[str, ...]
-    items: tuple[str, ...]
-    total: int
-    compact: str
-
-
-_MORE_ROOM = 120  # the "... and N more" line a code may need
-
-
-def _target_parts(
-    candidate: Candidate, report: TargetReport | None
-) -> tuple[list[str], list[_Code]]:
-    """The fixed lines of one target's section, and its issues by code (errors first)."""
-    lines = ["", f"### `{candidate.name}`: {inline_path(candidate.path or '.')}", ""]
-    if report is None:
-        lines.append("The gate did not check this target.")
-        return lines, []
-    roles = list(Role)
-    lines += [
-        "| verdict | " + " | ".join(r.value for r in roles) + " |",
-        "| --- |" + " ---: |" * len(roles),
-        f"| {_verdict(report)} | " + " | ".join(str(report.counts.get(r, 0)) for r in roles) + " |",
+def _left_out(left_out: Sequence[LeftOut]) -> list[str]:
+    if not left_out:
+        return []
+    lines = [
+        "",
+        "### Not proposed",
+        "",
+        "Folders whose YAML looks like Kubernetes objects, left out:",
     ]
-    grouped: dict[IssueCode, list[Issue]] = defaultdict(list)
-    for issue in sorted(report.issues, key=Issue.sort_key):
-        grouped[issue.kind].append(issue)
-    errors = sorted((c for c in grouped if CODES[c].severity is Severity.ERROR), key=str)
-    warnings = sorted((c for c in grouped if c not in errors), key=str)
-    if errors:
-        lines += ["", "Refused files, by issue code:"]
-    return lines, [_code(c, grouped[c], report.path) for c in [*errors, *warnings]]
-
-
-def _code(code: IssueCode, issues: list[Issue], target: str) -> _Code:
-    info = CODES[code]
-    warning = " (a warning; it refuses nothing)" if info.severity is Severity.WARNING else ""
-    said = f"- `{code.value}` ({len(issues)}){warning}"
-    ignorable = code in _IGNORABLE
-    return _Code(
-        head=("", f"{said}: {info.summary}", f"  **Fix**: {info.fix}"),
-        items=tuple(
-            "  - " + _issue_text(issue, target, ignorable) for issue in issues[:SHOWN_PER_CODE]
-        ),
-        total=len(issues),
-        compact=said,
-    )
-
-
-def _issue_text(issue: Issue, target: str, ignorable: bool) -> str:
-    where = inline_path(issue.path) + (f" line {issue.line}" if issue.line else "")
-    text = f"{where}: {inline_text(issue.message, _MESSAGE_SHOWN)}"
-    if ignorable and issue.path != target:
-        pattern = ignore_pattern_for(relative_to(issue.path, target))
-        text += (
-            f"; to keep it, add {inline_path(pattern)} to {inline_path(join(target, IGNORE_FILE))}"
-        )
-    return text
+    for x in left_out[:SHOWN_LEFT_OUT]:
+        where = f" ({inline_path(x.where)})" if x.where else ""
+        parts = ""
+        if x.parts:
+            shown = ", ".join(inline_path(p) for p in x.parts[:SHOWN_PARTS])
+            more = f" and {len(x.parts) - SHOWN_PARTS} more" if len(x.parts) > SHOWN_PARTS else ""
+            parts = f"; looked at instead: {shown}{more}"
+        lines.append(f"- {inline_path(x.path or '.')}: {inline_text(x.reason, 300)}{where}{parts}")
+    if len(left_out) > SHOWN_LEFT_OUT:
+        lines.append(f"- … and {len(left_out) - SHOWN_LEFT_OUT} more")
+    return lines

@@ -12,6 +12,8 @@ import pytest
 
 from bot.changes.engine import ChangeServices
 from bot.changes.onboard import OnboardingOutcome, open_onboarding
+from bot.changes.onboard_pulls import list_open
+from bot.errors import PermanentForgeError
 from bot.forges.base import ForgeAdapter, ForgeKind, PullRequestRef, RepoRef
 from bot.git.commit import GitIdentity
 from bot.git.store import Mirror
@@ -37,6 +39,31 @@ class FakeForge:
     async def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         self.lookups.append((head, base))
         return self.open_pull
+
+    async def list_pull_requests(
+        self, repo: RepoRef, base: str, *, limit: int
+    ) -> list[PullRequestRef]:
+        return [
+            PullRequestRef(9, "u9", head_ref="ichor/bootstrap"),  # a re-proposal's own: left out
+            PullRequestRef(8, "u8", head_ref="x", body="<!-- ichor:onboarding -->\n..."),
+            PullRequestRef(7, "u7", head_ref="feature", title="Bump"),
+        ]
+
+
+def test_the_open_pull_requests_leave_out_the_onboarding_one() -> None:
+    listed = asyncio.run(list_open(cast(ForgeAdapter, FakeForge(None)), REPO, "main"))
+    assert listed == [PullRequestRef(7, "u7", head_ref="feature", title="Bump")]
+
+
+def test_a_listing_that_fails_is_said_not_raised() -> None:
+    class Failing(FakeForge):
+        async def list_pull_requests(
+            self, repo: RepoRef, base: str, *, limit: int
+        ) -> list[PullRequestRef]:
+            raise PermanentForgeError("GitHub GET /repos/acme/gitops/pulls: 403")
+
+    listed = asyncio.run(list_open(cast(ForgeAdapter, Failing(None)), REPO, "main"))
+    assert listed == "GitHub GET /repos/acme/gitops/pulls: 403"
 
 
 @contextmanager

@@ -16,6 +16,22 @@ def test_github_needs_the_installation(capsys: pytest.CaptureFixture[str]) -> No
     assert "--installation" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["onboard"], "name the forge and the repository"),
+        (["onboard", "github"], "name the forge and the repository"),
+        (["onboard", "svn", "acme/gitops"], "'svn': the forge is one of github, gitlab, gitea"),
+        (["onboard", "gitlab", "g/x", "--rev", "HEAD"], "--rev and --forge are for --dry-run"),
+    ],
+)
+def test_without_dry_run_a_forge_and_a_repository_are_named(
+    args: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(args) == 2
+    assert said in capsys.readouterr().err
+
+
 def test_the_repository_is_named_on_the_forge_s_urls() -> None:
     settings = Settings(github_url="https://git.example.com/")
     repo = repo_ref(settings, "github", "acme/gitops", 42, None)

@@ -22,6 +22,7 @@ from tests.support.gitrepo import WorkRepo
 
 PUSH_FIXTURE = ROOT / "fixtures/webhooks/github/push__branch.json"
 BRANCH = "ichor/bootstrap"
+BOOTSTRAP = ("README.md", ".gittargetignore")
 
 
 @pytest.fixture(scope="module")
@@ -114,13 +115,19 @@ def test_a_push_proposes_once_and_never_after_a_decline(repo: Unconfigured) -> N
     body = pull["body"]
     # The gate's verdict per proposed target, in the body's table.
     assert "| target | path | verdict | objects found |" in body
-    assert "| `clusters` | <code>clusters</code> | accepted | 3 of 3 documents |" in body
+    # prod and staging are environments, each a target of its own.
+    assert "| `clusters-prod` | <code>clusters/prod</code> | accepted | 2 of 2 doc" in body
+    assert "| `clusters-staging` | <code>clusters/staging</code> | accepted | 1 of 1 doc" in body
+    assert "**Open pull requests**: none into <code>main</code>" in body
     main = repo.git("rev-parse", "main").strip()
     assert repo.git("rev-parse", f"{BRANCH}^").strip() == main
     changed = set(repo.git("diff", "--name-only", main, BRANCH).split())
-    assert changed == {".ichor.yaml", "clusters/README.md", "clusters/.gittargetignore"}
+    assert changed == {
+        ".ichor.yaml",
+        *(f"clusters/{env}/{name}" for env in ("prod", "staging") for name in BOOTSTRAP),
+    }
     config = repo.git("show", f"{BRANCH}:.ichor.yaml")
-    assert "path: clusters" in config
+    assert "path: clusters/prod" in config and "path: clusters/staging" in config
     assert repo.fake.check_runs(repo.full_name) == []  # not configured: the check stays silent
 
     # A second push: the open proposal is found, nothing is pushed.

@@ -583,13 +583,23 @@ def test_pull_requests_get_find_and_open(fake: FakeGitea) -> None:
         state="open",
         head_ref="feature",
         body="",
+        title="A change",
     )
     # By base/head, Gitea names the old closed pull first: the open one comes from the list.
     assert found is not None and found.number == 9
     assert missing is None
     url = f"{fake.url}/{FULL}/pulls/10"
     assert opened == PullRequestRef(
-        10, url, "f" * 40, BASE, "main", "ichor-bot", "open", head_ref="ichor/new", body="B"
+        10,
+        url,
+        "f" * 40,
+        BASE,
+        "main",
+        "ichor-bot",
+        "open",
+        head_ref="ichor/new",
+        body="B",
+        title="T",
     )
     assert again == opened
     assert fake.calls_summary() == [

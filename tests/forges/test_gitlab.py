@@ -595,6 +595,7 @@ def test_merge_requests(tmp_path: Path, sleeps: Sleeps) -> None:
             state="open",
             head_ref="ichor/fix",
             body="Why",  # what tells the bot's own merge requests apart
+            title="Fix",
         )
         assert refs == [expected] * 4
         mrs = f"{API}/merge_requests"

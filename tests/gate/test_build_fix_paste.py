@@ -63,6 +63,9 @@ def _paste(repo: Path, commands: list[str]) -> None:
         # Item 9: each orphan copy is removed; apps/ never built them. Folders without a
         # kustomization do not tell which of their copies is meant.
         ("duplicate-identity-orphan-fix", 3, "t/apps", ["t/flat/a.yaml", "t/flat/b.yaml"]),
+        # Issue 22 item 2: a transformer's configuration, not-followable as an object, is
+        # freed by rendering the kustomization whose transformers read it.
+        ("transformer-config-is-build-input", 1, "t", []),
     ],
 )
 def test_pasted_fixes_are_accepted_and_build_the_same(

@@ -5,6 +5,7 @@ turn into markup, a mention or a link."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 
 import pytest
 
@@ -12,8 +13,9 @@ from bot.gate.codes import CODES, IssueCode
 from bot.gate.report import Issue, Role, TargetReport, empty_counts
 from bot.git.snapshot import Snapshot
 from bot.onboarding.body import MARKER, MAX_BODY, SHOWN_PER_CODE, forge_steps, onboarding_body
-from bot.onboarding.detect import Candidate, detect_targets
-from bot.onboarding.proposal import proposal_files, proposal_reports
+from bot.onboarding.detect import Candidate
+from bot.onboarding.proposal import Proposal, ProposedTarget, build_proposal
+from bot.registry.builtin import crd_catalog
 from tests.onboarding.test_detect import THREE
 
 HOSTILE = "apps/<img src=x onerror=alert(1)>|@admin #1 [x](https://evil.example) `tick` *b*.txt"
@@ -23,9 +25,15 @@ def proposed(
     files: dict[str, bytes], forge: str = "github", symlinks: dict[str, str] | None = None
 ) -> str:
     snapshot = Snapshot.from_files(files, symlinks=symlinks)
-    candidates = detect_targets(snapshot)
-    reports = proposal_reports(snapshot, proposal_files(candidates, snapshot))
-    return onboarding_body(candidates, reports, forge)
+    return onboarding_body(build_proposal(snapshot, catalog=crd_catalog()), forge)
+
+
+def body_of(
+    candidates: Sequence[Candidate], reports: Mapping[str, TargetReport], forge: str
+) -> str:
+    """The body for targets and reports made by hand."""
+    targets = tuple(ProposedTarget(c, report=reports.get(c.name)) for c in candidates)
+    return onboarding_body(Proposal(targets, {}), forge)
 
 
 def test_each_target_has_its_verdict_role_counts_and_refused_files_by_code() -> None:
@@ -77,14 +85,14 @@ def test_warnings_are_said_to_refuse_nothing() -> None:
         (Issue.of(IssueCode.UNUSED_IGNORE_PATTERN, "t/.gittargetignore", "'/x' matches nothing"),),
         empty_counts(),
     )
-    body = onboarding_body([Candidate("t", "t", 3, 3, False)], {"t": report}, "github")
+    body = body_of([Candidate("t", "t", 3, 3, False)], {"t": report}, "github")
     assert "| `t` | <code>t</code> | accepted |" in body
     assert "`unused-ignore-pattern` (1) (a warning; it refuses nothing)" in body
     assert "Refused files" not in body
 
 
 def test_a_target_without_a_report_says_so() -> None:
-    body = onboarding_body([Candidate("t", "", 3, 3, False)], {}, "gitea")
+    body = body_of([Candidate("t", "", 3, 3, False)], {}, "gitea")
     assert "| `t` | <code>.</code> | not checked |" in body
     assert "The gate did not check this target." in body
 
@@ -97,12 +105,12 @@ def test_many_issues_stay_within_the_forge_limit() -> None:
     counts = empty_counts() | {Role.FOREIGN: 3000}
     reports = {f"t{j}": TargetReport(f"t{j}", "t", issues, counts) for j in range(20)}
     candidates = [Candidate(f"t{j}", "t", 3, 3, False) for j in range(20)]
-    body = onboarding_body(candidates, reports, "github")
+    body = body_of(candidates, reports, "github")
     assert len(body) <= MAX_BODY
     shown = body.count("  - <code>t/nnn")
     assert shown < 20 * SHOWN_PER_CODE
     assert f"  - … and {3000 - SHOWN_PER_CODE} more" in body
-    assert body.rstrip().endswith("proposes it anew.")  # the closing lines always fit
+    assert body.rstrip().endswith("the file explains each key.")  # the closing lines fit
 
 
 @pytest.mark.parametrize(
@@ -116,7 +124,7 @@ def test_many_issues_stay_within_the_forge_limit() -> None:
 )
 def test_how_to_require_the_check_on_each_forge(forge: str, says: list[str]) -> None:
     steps = forge_steps(forge)
-    assert steps in onboarding_body([], {}, forge)
+    assert steps in body_of([], {}, forge)
     flat = " ".join(steps.split())
     assert "`ichor/acceptance`" in flat
     for text in says:
@@ -138,7 +146,7 @@ def test_when_even_the_codes_do_not_fit_each_is_one_line() -> None:
     issues = tuple(Issue.of(code, f"{path}/f", "m") for code in IssueCode)
     candidates = [Candidate(f"t{j}", path, 3, 3, False) for j in range(20)]
     reports = {c.name: TargetReport(c.name, path, issues, empty_counts()) for c in candidates}
-    body = onboarding_body(candidates, reports, "github")
+    body = body_of(candidates, reports, "github")
     assert len(body) <= MAX_BODY
     assert "The files and their fixes do not fit here" in body
     assert body.count("\n- `foreign-file` (1)\n") == 20

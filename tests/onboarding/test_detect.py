@@ -11,14 +11,10 @@ import pytest
 from bot.cli.demo import DEMO_GITLINKS, DEMO_SYMLINKS, read_tree
 from bot.config.schema import TARGET_NAME_PATTERN
 from bot.git.snapshot import Entry, Snapshot
-from bot.onboarding import detect
-from bot.onboarding.detect import (
-    Candidate,
-    count_documents,
-    detect_targets,
-    name_for,
-    target_names,
-)
+from bot.onboarding import detect, folders
+from bot.onboarding.detect import Candidate, detect_targets
+from bot.onboarding.folders import count_documents
+from bot.onboarding.names import name_for, target_names
 from bot.paths import is_within
 from tests.conftest import FIXTURES
 
@@ -65,8 +61,8 @@ def test_the_mixed_tree_is_pinned() -> None:
         Candidate("legacy-apps", "Legacy Apps", 3, 3, False),
         # `team-a` keeps the name it already is; `Team.A` gets the suffix.
         Candidate("team-a-2", "Team.A", 3, 3, False),
-        # clusters has no kustomization and gives way to the two below it, which hold all its
-        # objects; clusters/prod/apps qualifies too, but clusters/prod is above it.
+        # clusters holds two environments (prod and staging), each a target of its own;
+        # clusters/prod/apps qualifies too, but clusters/prod is above it.
         Candidate("clusters-prod", "clusters/prod", 4, 4, True),
         Candidate("clusters-staging", "clusters/staging", 3, 3, True),
         # platform/base alone would leave platform/extra.yaml's objects unguarded.
@@ -113,8 +109,13 @@ def test_the_demo_repository_is_pinned() -> None:
     files = read_tree(FIXTURES / "demo" / "tree")
     files.pop(".ichor.yaml")  # onboarding is for a repository without one
     snapshot = Snapshot.from_files(files, symlinks=DEMO_SYMLINKS, gitlinks=DEMO_GITLINKS)
-    # clusters/prod holds one object and clusters/staging two: only together are they enough.
-    assert detect_targets(snapshot) == (Candidate("clusters", "clusters", 3, 3, False),)
+    # clusters/prod holds one object and clusters/staging two: too few for a folder to
+    # qualify, but they are environments, each a target of its own (as the demo's own
+    # .ichor.yaml has them).
+    assert detect_targets(snapshot) == (
+        Candidate("clusters-prod", "clusters/prod", 1, 1, True),
+        Candidate("clusters-staging", "clusters/staging", 2, 2, False),
+    )
 
 
 def test_the_root_only_when_nothing_smaller_qualifies() -> None:
@@ -131,7 +132,7 @@ def test_a_qualifying_kustomization_folder_is_kept_whole() -> None:
         "prod/kustomization.yaml": b"resources: [apps]\n",
         "prod/apps/kustomization.yaml": b"resources: [objects.yaml]\n",
         "prod/apps/objects.yaml": THREE,
-        "prod/more/objects.yaml": THREE,
+        "prod/more/objects.yaml": objects("d", "e", "f"),
     }
     found = detect_targets(Snapshot.from_files(files))
     assert found == (Candidate("prod", "prod", 6, 6, True),)
@@ -196,10 +197,10 @@ def test_reading_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     big = {"big/objects.yaml": THREE}
     assert detect_targets(Snapshot.from_files(big), max_yaml_bytes=len(THREE) - 1) == ()
     files = {f"d{i}/objects.yaml": THREE for i in range(4)}
-    monkeypatch.setattr(detect, "MAX_FILES_READ", 2)
+    monkeypatch.setattr(folders, "MAX_FILES_READ", 2)
     assert paths(detect_targets(Snapshot.from_files(files))) == ["d0", "d1"]
-    monkeypatch.setattr(detect, "MAX_FILES_READ", 100)
-    monkeypatch.setattr(detect, "MAX_BYTES_READ", len(THREE) * 3)
+    monkeypatch.setattr(folders, "MAX_FILES_READ", 100)
+    monkeypatch.setattr(folders, "MAX_BYTES_READ", len(THREE) * 3)
     assert paths(detect_targets(Snapshot.from_files(files))) == ["d0", "d1", "d2"]
 
 
@@ -216,16 +217,20 @@ def test_files_are_read_in_batches_and_charts_are_not_read() -> None:
 
     snapshot = Snapshot(list(base.entries), revision=None, batch_reader=read_many)
     assert paths(detect_targets(snapshot)) == ["apps"]
-    assert [len(b) for b in batches] == [500, 500, 200]
+    # Counting reads in batches of 500; then the gate looks at the one candidate, in its own.
+    assert [len(b) for b in batches[:3]] == [500, 500, 200]
+    assert sum(len(b) for b in batches[3:]) == 1200
     assert not any(p.startswith("chart/") for b in batches for p in b)
 
 
 def test_a_deep_tree_needs_no_recursion() -> None:
     deep = "/".join(f"d{i}" for i in range(3000))
     files = {f"{deep}/objects.yaml": THREE, f"{deep}/kustomization.yaml": b"resources: []\n"}
-    # The plain folders above give way to the one kustomization folder holding every object.
+    # The top-most folder holding every object is proposed, and looking at it as the gate
+    # would walks the whole depth.
     (found,) = detect_targets(Snapshot.from_files(files))
-    assert (found.path, found.name) == (deep, name_for(deep))
-    files["x/other/objects.yaml"] = THREE
-    files["x/kustomization.yaml"] = b"resources: []\n"
-    assert paths(detect_targets(Snapshot.from_files(files))) == [deep, "x"]
+    assert (found.path, found.name) == ("d0", "d0")
+    # A folder that cannot be proposed (objects named with a substitution variable in a folder
+    # just under it) gives way to the qualifying folder beside that one.
+    files["d0/x/objects.yaml"] = objects("${APP}-a", "b", "c")
+    assert paths(detect_targets(Snapshot.from_files(files))) == ["d0/d1"]

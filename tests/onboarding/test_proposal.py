@@ -14,14 +14,8 @@ from bot.gate.report import Role, Verdict
 from bot.git.snapshot import Snapshot
 from bot.ignore.rules import read_rules
 from bot.onboarding.detect import Candidate, detect_targets
-from bot.onboarding.proposal import (
-    ichor_yaml,
-    ignore_template,
-    proposal_files,
-    proposal_reports,
-    target_readme,
-    yaml_scalar,
-)
+from bot.onboarding.proposal import proposal_files, proposal_reports
+from bot.onboarding.templates import ichor_yaml, ignore_template, target_readme, yaml_scalar
 from tests.onboarding.test_detect import MANY, MIXED, THREE
 
 

@@ -22,8 +22,18 @@ from bot.paths import display_path
 # A render fix lists the files it frees up to this many; past it, the list is said in words
 # (a fix must still fit where the forge shows it).
 MAX_FREED_LISTED = 40
-# Codes whose own fix removes, moves or ignores the file.
-_REMOVED_BY_DEFAULT = frozenset({IssueCode.FOREIGN_FILE, IssueCode.NON_KRM_YAML})
+# Codes whose own fix removes, moves or ignores the file, or edits what it holds as if it were
+# applied: for a file a refused field reads (a transformer's configuration), each would break
+# the build that reads it.
+_REMOVED_BY_DEFAULT = frozenset(
+    {
+        IssueCode.FOREIGN_FILE,
+        IssueCode.NON_KRM_YAML,
+        IssueCode.NOT_FOLLOWABLE,
+        IssueCode.DUPLICATE_IDENTITY,
+        IssueCode.INVALID_NAME,
+    }
+)
 
 
 def unsupported_message(features: Sequence[str], kust: KustomizationFacts | None) -> str:
@@ -119,12 +129,30 @@ def _key_edits(kust: KustomizationFacts | None) -> str:
 
 
 def with_input_fix(issue: Issue, builds: Builds) -> Issue:
-    """A file a refused kustomize field reads: removing, moving or ignoring it (the code's own
-    fix) would break the build, so the fix says to change the kustomization."""
+    """A file a refused kustomize field reads, or YAML that is no object listed as a resource:
+    removing, moving or ignoring it (the code's own fix) would break the build or hide what it
+    builds, so the fix says to change the kustomization."""
     if issue.kind not in _REMOVED_BY_DEFAULT:
         return issue
     fix = input_fix(issue.path, builds)
+    if fix is None and issue.kind is IssueCode.NON_KRM_YAML:
+        fix = listed_fix(issue.path, builds)
     return issue if fix is None else dataclasses.replace(issue, fix=fix)
+
+
+def listed_fix(path: str, builds: Builds) -> str | None:
+    """YAML that is no Kubernetes object, listed among a kustomization's resources: kustomize
+    cannot build it either, and an ignore line would hide a file the kustomization lists
+    (``ignore-shadows-managed``). So it leaves the resources first. ``None`` when none lists
+    it."""
+    if not builds.is_built(path):
+        return None
+    which = ", ".join(display_path(k) for k in builds.listed_by(path)) or "a kustomization"
+    return (
+        f"{which} lists this file among its resources, but it is no Kubernetes object, so "
+        f"kustomize cannot build it either: take its entry out of those resources, then "
+        f"{git_rm_command([path])} (or move it out of the target)."
+    )
 
 
 def input_fix(path: str, builds: Builds) -> str | None:

@@ -24,12 +24,10 @@ from bot.gate.content.names import LABEL, namespace_problem, suggest
 from bot.gate.content.object_checks import invalid_name_issues, plaintext_issues
 from bot.gate.content.placement import placement_path
 from bot.gate.content.references import ReferenceInput, reference_issues
+from bot.gate.content.type_fixes import not_followable_fix
 from bot.gate.fixes import (
-    append_lines_command,
-    ignore_pattern_for,
     rename_fix,
     sops_reencrypt_command,
-    suggest_capabilities_command,
 )
 from bot.gate.policy import TargetPolicy
 from bot.gate.report import Issue, ManagedObject
@@ -227,7 +225,9 @@ def _object(
     shown_type = f"{gv_string(obj.group, obj.version)} {obj.kind}"
     if inp.catalog_error is not None:
         summary = f"{shown_type}: not followable — catalog-unavailable: {inp.catalog_error}"
-        fix = _not_followable_fix(Reason.CATALOG_UNAVAILABLE, shown_type, inp.target, path)
+        fix = not_followable_fix(
+            Reason.CATALOG_UNAVAILABLE, shown_type, inp.target, path, managed.builds
+        )
         issues.append(
             Issue.of(
                 IssueCode.NOT_FOLLOWABLE, path, summary, line=line, fix=fix, subject=shown_type
@@ -236,7 +236,8 @@ def _object(
         return issues
     if not record.followable:
         failing = record.failing
-        fix = _not_followable_fix(failing.reason if failing else None, shown_type, inp.target, path)
+        reason = failing.reason if failing else None
+        fix = not_followable_fix(reason, shown_type, inp.target, path, managed.builds)
         message = f"{shown_type}: {record.summary}"
         issues.append(
             Issue.of(
@@ -289,59 +290,6 @@ def _object(
                 )
             )
     return issues
-
-
-def _not_followable_fix(
-    reason: str | None, shown_type: str, target: TargetPolicy, path: str
-) -> str:
-    """The fix for the check that failed: each source of the verdict is changed differently."""
-    capabilities = (
-        f"the capabilities file {display_path(target.capabilities)}"
-        if target.capabilities
-        else "a capabilities file (the target's 'capabilities' in .ichor.yaml)"
-    )
-    if reason in (Reason.NOT_SERVED, Reason.SUBRESOURCE_ONLY):
-        fix = (
-            f"If the cluster serves {shown_type}, record it in {capabilities}, a recording of "
-            "the cluster's API discovery, or add its CustomResourceDefinition to the target; "
-            "otherwise remove the object or correct its apiVersion and kind."
-        )
-        if reason == Reason.NOT_SERVED:
-            fix += _suggest_fix(target)
-        return fix
-    if reason == Reason.DENIED_BY_POLICY:
-        return (
-            f"The operator never follows {shown_type} (the type policy is built in; a "
-            "repository cannot change it): keep such objects outside the target, or ignore "
-            "the file: "
-            + append_lines_command(
-                join(target.path, IGNORE_FILE), [ignore_pattern_for(relative_to(path, target.path))]
-            )
-        )
-    if reason == Reason.CATALOG_UNAVAILABLE:
-        return (
-            f"Add or fix {capabilities}: a recorded discovery document or the output of "
-            "'kubectl api-resources -o wide'."
-        )
-    return (
-        f"{shown_type} fails the {reason or 'type'} check ('ichor-bot types' shows every "
-        "check): correct what declares the type (its CustomResourceDefinition or the "
-        "capabilities file), or remove the object."
-    )
-
-
-def _suggest_fix(target: TargetPolicy) -> str:
-    """The command that writes the target's capabilities file; a person reviews what it wrote."""
-    sources = "from the repository's CRDs and a catalog of well-known ones"
-    command = suggest_capabilities_command(target.path, target.capabilities)
-    if target.capabilities is not None:
-        return f" To add every type the target uses to it, {sources}, run and review: {command}"
-    if not target.path:
-        return f" To list the entries every type the target uses needs, {sources}: {command}"
-    return (
-        f" To write that file for every type the target uses, {sources}, run this, review the "
-        f"file and name it as the target's 'capabilities' in .ichor.yaml: {command}"
-    )
 
 
 def _identity(path: str, obj: ObjectFacts, record: TypeRecord, inp: ContentInput) -> Identity:

@@ -1,4 +1,4 @@
-"""Pull requests: set-up, rendering, and get, list, by base and head, create."""
+"""Pull requests: set-up, rendering, and get, list, by base and head, create, edit."""
 
 from __future__ import annotations
 
@@ -123,6 +123,19 @@ class Pulls(GiteaState):
     def _op_repoGetPullRequest(self, ctx: Ctx) -> Response:
         assert ctx.repo is not None
         return Response(200, self._render_pull(ctx.repo.full_name, self._ctx_pull(ctx)["number"]))
+
+    def _op_repoEditPullRequest(self, ctx: Ctx) -> Response:
+        """Title, description and state, as the bot changes them; Gitea answers 201."""
+        assert ctx.repo is not None
+        pr, body = self._ctx_pull(ctx), ctx.body or {}
+        with self._lock:
+            for key in ("title", "body"):
+                if key in body:
+                    pr[key] = str(body[key])
+            if body.get("state") in ("open", "closed") and pr["state"] != "merged":
+                pr["state"] = body["state"]
+            pr["updated_at"] = iso()
+        return Response(201, self._render_pull(ctx.repo.full_name, pr["number"]))
 
     def _op_repoGetPullRequestByBaseHead(self, ctx: Ctx) -> Response:
         """Like Gitea: the first pull for base and head, whatever its state."""

@@ -19,9 +19,10 @@ REST documentation states for the endpoints served, and answered the way GitLab 
   included; another state after a finished one starts a new status (a retried job).
 * a diff discussion's ``position`` must carry the MR's latest version's base, start and head
   shas (``GET .../versions``), else **400** (the note's line code cannot be resolved).
-* a note (or discussion, or a new merge request's description) whose line starts with one of
-  GitLab's quick actions (``/approve``, ``/merge`` ...) outside a code fence is served, as
-  GitLab would, and recorded in ``validation_errors``: GitLab would run it as the bot's user.
+* a note (or discussion, or a merge request's description, new or edited) whose line starts
+  with one of GitLab's quick actions (``/approve``, ``/merge`` ...) outside a code fence is
+  served, as GitLab would, and recorded in ``validation_errors``: GitLab would run it as the
+  bot's user.
 * unknown routes **404** ``{"error": "404 Not Found"}`` (recorded: the fake serves exactly
   the endpoints the adapter uses).
 

@@ -1,7 +1,7 @@
 """Merge requests of the fake GitLab: their versions (one per push, newest first when listed;
 only a single merge request's answer carries its ``diff_refs``), listing by state and branch,
-opening one (**409** when one is open for the branch pair), and their ``refs/merge-requests``
-in the bare repository."""
+opening one (**409** when one is open for the branch pair), updating its title, description,
+target or state, and their ``refs/merge-requests`` in the bare repository."""
 
 from __future__ import annotations
 
@@ -123,6 +123,17 @@ class MergeRequests(Repositories):
 
     def _op_get_mr(self, path: dict[str, str], params: dict[str, Any]) -> Response:
         project, mr = self._find_mr(path)
+        return Response(200, self._render_mr(project, mr, detailed=True))
+
+    def _op_update_mr(self, path: dict[str, str], params: dict[str, Any]) -> Response:
+        project, mr = self._find_mr(path)
+        with self._lock:
+            for key in ("title", "description", "target_branch"):
+                if key in params:
+                    mr[key] = str(params[key])
+            if params.get("state_event") in ("close", "reopen"):
+                mr["state"] = "closed" if params["state_event"] == "close" else "opened"
+            mr["updated_at"] = iso()
         return Response(200, self._render_mr(project, mr, detailed=True))
 
     def _op_list_versions(self, path: dict[str, str], params: dict[str, Any]) -> Response:

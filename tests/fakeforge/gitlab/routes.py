@@ -78,6 +78,24 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any]]] = {
         },
     ),
     "get_mr": ("GET", _MR, {}),
+    # PUT /projects/:id/merge_requests/:iid: at least one of these, or GitLab answers 400.
+    "update_mr": (
+        "PUT",
+        _MR,
+        {
+            "target_branch": "str",
+            "title": "str",
+            "assignee_id": "int",
+            "milestone_id": "int",
+            "labels": "str",
+            "description": "str",
+            "state_event": ("close", "reopen"),
+            "remove_source_branch": "bool",
+            "squash": "bool",
+            "discussion_locked": "bool",
+            "allow_collaboration": "bool",
+        },
+    ),
     "list_versions": ("GET", _MR + "/versions", dict(_PAGING)),
     "list_notes": (
         "GET",
@@ -218,9 +236,11 @@ def _check_lengths(route: str, params: dict[str, Any], record: list[str], where:
             raise bad_request("body is empty")
         if len(str(params["body"])) > NOTE_LIMIT:
             raise bad_request("Note is too long (maximum is 1000000 characters)", key="message")
-    if route == "create_mr":
+    if route == "update_mr" and not params:
+        raise bad_request("at least one parameter must be provided")
+    if route in ("create_mr", "update_mr"):
         description = str(params.get("description") or "")
-        # GitLab runs the quick actions of a new merge request's description too.
+        # GitLab runs the quick actions of a merge request's description too.
         for action in quick_actions(description):
             record.append(f"{where}: the description runs GitLab's /{action} quick action")
         if len(description) > MR_DESCRIPTION_LIMIT:

@@ -183,7 +183,7 @@ def installed() -> WorkerContext:
 
 @contextlib.contextmanager
 def installed_context(context: WorkerContext) -> Iterator[WorkerContext]:
-    """For tests: ``context`` installed for the duration of a block."""
+    """``context`` installed for the duration of a block (a worker's run, or a test's)."""
     previous = _INSTALLED
     install(context)
     try:

@@ -165,7 +165,7 @@ def work(settings: Settings, *, burst: bool = False) -> int:
     from bot.queueing.redis_queue import RedisDeliveryQueue
     from bot.queueing.worker import IchorWorker, Timings, worker_connection
     from bot.state.redis_state import redis_state
-    from workers.context import build_context, install
+    from workers.context import build_context, installed_context
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     try:
@@ -178,10 +178,10 @@ def work(settings: Settings, *, burst: bool = False) -> int:
     attempts = RedisDeliveryQueue(settings.redis_url, settings.queue_name, connection=connection)
     context = build_context(settings, redis_state(connection), attempts)
     say_forges_posted(settings, context.outcomes)
-    install(context)
     queue = Queue(settings.queue_name, connection=connection)
     worker = IchorWorker([queue], connection=connection, timings=Timings.from_settings(settings))
-    worker.work(with_scheduler=True, burst=burst)
+    with installed_context(context):  # not left behind when run in a process that goes on
+        worker.work(with_scheduler=True, burst=burst)
     return 0
 
 

@@ -1,9 +1,10 @@
 """Fingerprints of managed objects (design.md 5.1): the identity as the gate writes it, and the
 SHA-256 of the document's canonical JSON.
 
-The digest itself is computed by the gate when it reads a file (``ObjectFacts.digest``, cached
-with the file's facts), so an approval check parses nothing again; this module names the one
-digest function and the one identity rendering that every fingerprint is made of.
+The digest itself is computed by the gate when it reads a strict target's file
+(``ObjectFacts.digest``, cached with the file's facts), so an approval check parses nothing
+again; this module names the one digest function and the one identity rendering that every
+fingerprint is made of.
 """
 
 from __future__ import annotations

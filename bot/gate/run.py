@@ -59,21 +59,23 @@ class _FactsReader:
         self._cache = cache
         self.registries = registries
 
-    def facts(self, entries: Sequence[Entry]) -> dict[str, FileFacts]:
+    def facts(self, entries: Sequence[Entry], *, digests: bool) -> dict[str, FileFacts]:
+        """With ``digests`` (a strict target's files), facts cached without them are read
+        again, and cached again with them."""
         found: dict[str, FileFacts] = {}
         missing: list[Entry] = []
         for entry in entries:
             cached = None
             if self._cache is not None and entry.oid is not None:
                 cached = self._cache.get(entry.oid)
-            if cached is None:
+            if cached is None or (digests and not cached.digested):
                 missing.append(entry)
             else:
                 found[entry.path] = cached
         for start in range(0, len(missing), _READ_CHUNK):
             chunk = missing[start : start + _READ_CHUNK]
             for entry, data in zip(chunk, self._snapshot.read_many(chunk), strict=True):
-                facts = extract_facts(data)
+                facts = extract_facts(data, digests=digests)
                 found[entry.path] = facts
                 if self._cache is not None and entry.oid is not None:
                     self._cache.put(entry.oid, facts)
@@ -119,7 +121,7 @@ def _prepare(
             too_large[path] = entry.size
         else:
             wanted.append(entry)
-    facts = reader.facts(wanted)
+    facts = reader.facts(wanted, digests=target.mode == "strict")
 
     directives = {
         p: k
@@ -239,4 +241,4 @@ def _ignored_facts(
             continue
         budget -= entry.size
         wanted.append(entry)
-    return reader.facts(wanted)
+    return reader.facts(wanted, digests=False)  # a safety scan: nothing is approved there

@@ -34,8 +34,12 @@ from bot.yaml.source import Outcome, Refused, Source
 
 try:
     from yaml import CSafeLoader as _BaseLoader
+
+    _LIBYAML = True
 except ImportError:  # PyYAML built without libyaml: same results, slower
     from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
+
+    _LIBYAML = False
 
 MAX_DEPTH: Final = 1000
 # ruamel.yaml reads ~0.3 MB/s: above this size a libyaml rejection is final, so time stays bounded.
@@ -66,7 +70,7 @@ def parse_yaml(data: bytes, *, lines_under: frozenset[str] | None = None) -> Yam
             return _result(Source(data), Outcome(f"not valid UTF-8 at byte {exc.start}", line))
         data = data.removeprefix(b"\xef\xbb\xbf")  # so marks index the text both parsers see
     src = Source(data, lines_under)
-    fast = _read_libyaml(src, _FastLoader)
+    fast = _read_libyaml(src, _FIRST_READ)
     if fast.redefined_anchor:
         fast = _read_libyaml(src, _RedefiningLoader)
     if fast.error is None:
@@ -100,6 +104,21 @@ _RESOLVERS = {
 }
 
 
+def _limits_nesting() -> bool:
+    """Whether the libyaml in use refuses nesting past 1000 levels itself (0.2.6 does)."""
+    if not _LIBYAML:  # PyYAML's Python parser: no limit
+        return False
+    try:
+        loader = _BaseLoader("[" * (MAX_DEPTH + 1))
+        try:
+            loader.get_single_node()
+        finally:
+            loader.dispose()
+    except yaml.YAMLError as exc:
+        return "nesting depth" in str(getattr(exc, "problem", ""))
+    return False
+
+
 class _FastLoader(_BaseLoader):
     depth = 0
 
@@ -120,13 +139,27 @@ class _FastLoader(_BaseLoader):
         return tag
 
     def descend_resolver(self, current_node: Any, current_index: Any) -> None:
-        # libyaml's composer recurses in C; libyaml 0.2.6 limits nesting, older ones do not.
+        # libyaml's composer recurses in C; libyaml 0.2.6 stops at 1000 levels, older ones do
+        # not, and a deep enough document would overflow the C stack.
         self.depth += 1
         if self.depth > MAX_DEPTH:
             raise Refused(_TOO_DEEP, current_node.start_mark.line + 1 if current_node else None)
 
     def ascend_resolver(self) -> None:
         self.depth -= 1
+
+
+class _UncountedLoader(_FastLoader):
+    """For a libyaml that limits nesting itself: the composer calls both hooks for every node,
+    and with nothing to count, the cheapest callables taking those arguments stand in (about a
+    tenth of a real tree's read)."""
+
+    descend_resolver = slice  # type: ignore[assignment]
+    ascend_resolver = tuple  # type: ignore[assignment]
+
+
+# The loader of the first reading: ours counts levels only where libyaml does not.
+_FIRST_READ: type[_FastLoader] = _UncountedLoader if _limits_nesting() else _FastLoader
 
 
 class _RedefiningLoader(_FastLoader):
@@ -160,9 +193,8 @@ def _read_libyaml(src: Source, kind: type[_FastLoader]) -> Outcome:
             node = loader.get_node()
             if node is None:
                 break
-            if src.walk:
-                used = _graph_size(node, used, src.budget)
-            outcome.add(node, src, _build(node, loader, _CONVERT, src))
+            value, used = _value(node, loader, _CONVERT, src, used)
+            outcome.add(node, src, value)
     except yaml.reader.ReaderError as exc:
         # Characters are checked a buffer at a time, so what came before proves nothing.
         line = src.data.count(b"\n", 0, exc.position) + 1
@@ -208,8 +240,30 @@ def _converters(base: Any) -> dict[str, Converter]:
 _CONVERT = _converters(SafeConstructor)
 
 
-def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: Source) -> object:
-    """The plain value of one document's node graph, without recursion; aliases share values."""
+def _value(
+    root: Any, constructor: Any, convert: dict[str, Converter], src: Source, used: int
+) -> tuple[object, int]:
+    """The plain value of one document, and the nodes the file's values have used so far.
+
+    Only an alias to a collection lets a value outgrow its text or contain itself, so the
+    graph is measured (linear, but a fifth of a real tree's read if done for every file with
+    an ``&`` and a ``*``) when the build met a collection twice. Merge keys copy pairs while
+    the value is built: those files are measured first.
+    """
+    if src.merges:
+        used = _graph_size(root, used, src.budget)
+    value, shared = _build(root, constructor, convert, src)
+    if shared and not src.merges:
+        used = _graph_size(root, used, src.budget)
+    return value, used
+
+
+def _build(
+    root: Any, constructor: Any, convert: dict[str, Converter], src: Source
+) -> tuple[object, bool]:
+    """The plain value of one document's node graph, without recursion; aliases share values.
+    Also whether a collection was reached twice (an alias to it, or a cycle): each collection
+    is built once, so this is linear in the distinct nodes whatever their graph."""
 
     def scalar(node: Any) -> object:
         tag = node.tag
@@ -221,7 +275,10 @@ def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: Sour
             raise _mismatch(node)
         return node.value  # an unknown tag, a timestamp, binary ...: the text as written
 
+    shared = False
+
     def child(node: Any) -> object:
+        nonlocal shared
         if node.id == "scalar":
             return scalar(node)
         value = made.get(id(node))
@@ -230,6 +287,8 @@ def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: Sour
                 raise _mismatch(node)
             value = made[id(node)] = {} if node.id == "mapping" else []
             pending.append(node)
+        else:
+            shared = True
         return value
 
     made: dict[int, Any] = {}
@@ -244,18 +303,28 @@ def _build(root: Any, constructor: Any, convert: dict[str, Converter], src: Sour
         node = pending.popleft()
         target = made[id(node)]
         if node.id == "sequence":
-            target.extend(child(item) for item in node.value)
+            target.extend(
+                item.value if item.id == "scalar" and item.tag == _STR else child(item)
+                for item in node.value
+            )
             continue
         if src.merges:
             check_own_keys(node, checked, scalar, key_text)
             constructor.flatten_mapping(node)  # merged pairs come first, so own keys win
+        name: object
         for key, item in node.value:
-            # A collection key (valid YAML, unhashable in Python) is keyed by its source text.
-            name = scalar(key) if key.id == "scalar" else _key_text(key, src)
-            target[name] = child(item)
+            # Plain strings are most keys and values: taken here without a call.
+            if key.id != "scalar":  # a collection key (valid YAML, unhashable in Python)
+                name = _key_text(key, src)  # is keyed by its source text
+            else:
+                name = key.value if key.tag == _STR else scalar(key)
+            if item.id == "scalar" and item.tag == _STR:
+                target[name] = item.value
+            else:
+                target[name] = child(item)
         if len(target) != len(node.value) and not src.merges:
             check_keys_once(node.value, scalar, key_text)  # only a lost value costs any time
-    return top
+    return top, shared
 
 
 def _key_text(node: Any, src: Source) -> str:
@@ -333,9 +402,8 @@ def _read_yaml12(src: Source) -> Outcome:
     nodes: Iterator[Any] = reader.compose_all(src.text)
     try:
         for node in nodes:
-            if src.walk:
-                used = _graph_size(node, used, src.budget)
-            outcome.add(node, src, _build(node, reader.constructor, _CONVERT_YAML12, src))
+            value, used = _value(node, reader.constructor, _CONVERT_YAML12, src, used)
+            outcome.add(node, src, value)
     except (Refused, DuplicateKey) as exc:
         outcome.error, outcome.error_line, outcome.final = str(exc), exc.line, True
     except RecursionError:

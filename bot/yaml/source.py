@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Final
@@ -38,16 +39,40 @@ class Refused(Exception):
         self.line = line
 
 
+# A plain `<<` standing alone as a token (a heredoc's `<<EOF` does not).
+_MERGE_KEY = re.compile(rb"(?<![^\s\[\]{},?:-])<<(?![^\s\[\]{},:])")
+# A tag is a run of non-blanks from its `!` (the run may go further: only a superset matters).
+_TAG_RUN = re.compile(rb"![^\s]*")
+_DIRECTIVE = re.compile(rb"^%TAG", re.MULTILINE)
+
+
+def may_merge(data: bytes) -> bool:
+    """Whether ``data`` may hold a merge key, which copies pairs while the value is built, so
+    the file is measured first: a plain ``<<`` token, or a tag naming
+    ``tag:yaml.org,2002:merge``. Without a ``%TAG`` directive such a tag is ``!!merge`` or
+    ``!<tag:yaml.org,2002:merge>``, perhaps %-escaped (``!!m%65rge``); ``!merge`` is a local
+    tag of its own. Linear: the runs do not overlap. A check that took any ``<<`` (a script's
+    heredoc) or any ``!`` and "merge" (``!include_dir_merge_named``) measured files for nothing.
+    """
+    if b"<<" in data and _MERGE_KEY.search(data):
+        return True
+    if b"!" not in data:
+        return False
+    if b"%" in data and _DIRECTIVE.search(data):
+        return True
+    return any(
+        b"%" in run or (b"merge" in run and (b"!!" in run or b"!<" in run))
+        for run in _TAG_RUN.findall(data)
+    )
+
+
 class Source:
     """The input, what it may need, and line lookups (split only when needed)."""
 
     def __init__(self, data: bytes, lines_under: frozenset[str] | None = None) -> None:
         self.data = data
         self.lines_under = lines_under
-        # Only aliases or merge keys let the built value outgrow the text. A merge key is `<<` or
-        # an explicit tag (`!`) spelling "merge", perhaps %-escaped.
-        self.merges = b"<<" in data or (b"!" in data and (b"merge" in data or b"%" in data))
-        self.walk = self.merges or (b"&" in data and b"*" in data)
+        self.merges = may_merge(data)
         self.budget = max(MAX_EXPANDED_NODES, len(data))  # own nodes never outnumber the bytes
 
     @cached_property

@@ -117,7 +117,7 @@ def check(
 
 
 def fingerprint(name: str, text: str) -> Fingerprint:
-    ((_, obj),) = extract_facts(text.encode()).objects
+    ((_, obj),) = extract_facts(text.encode(), digests=True).objects
     return fingerprint_of(("", "ConfigMap", "web", name), obj.digest)
 
 

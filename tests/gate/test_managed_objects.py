@@ -1,12 +1,17 @@
 """The managed objects a target report carries: each identity once, where it is first defined,
-with its document's digest; what is not a managed object is not listed."""
+with its document's digest in a strict target; what is not a managed object is not listed."""
 
 from __future__ import annotations
 
+from bot.gate.content.cache import MemoryFactsCache
 from bot.gate.content.digest import document_digest
 from bot.gate.content.identity import identity_text
+from bot.gate.policy import GatePolicy, TargetPolicy
 from bot.gate.report import ManagedObject
-from tests.support.memory_tree import check_target
+from bot.gate.run import run_gate
+from tests.support.memory_tree import MemoryTree, check_target
+
+STRICT = TargetPolicy("t", "t", mode="strict")
 
 DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -28,7 +33,8 @@ def test_objects_are_listed_in_path_and_document_order_with_digests() -> None:
             "t/b.yaml": DEPLOYMENT,
             "t/a.yaml": f"{NAMESPACE}---\n{CONFIGMAP}",
             "t/notes.md": "hello\n",
-        }
+        },
+        target=STRICT,
     )
     assert [(m.identity, m.path, m.line) for m in report.managed] == [
         (("", "Namespace", "", "prod"), "t/a.yaml", 1),
@@ -43,6 +49,22 @@ def test_objects_are_listed_in_path_and_document_order_with_digests() -> None:
         "spec": {"replicas": 2},
     }
     assert web.digest == document_digest(expected)
+
+
+def test_only_a_strict_target_pays_for_digests_and_a_cache_without_them_is_read_again() -> None:
+    """Digests are for strict targets' approvals alone (a tenth of the gate's time elsewhere):
+    a relaxed target's objects carry none, and facts cached without them are read again for
+    a strict target, then cached with them."""
+    tree = MemoryTree({"t/b.yaml": DEPLOYMENT})
+    cache = MemoryFactsCache()
+    with tree.snapshot() as snapshot:
+        relaxed = run_gate(snapshot, GatePolicy((TargetPolicy("t", "t"),)), cache=cache)
+        strict = run_gate(snapshot, GatePolicy((STRICT,)), cache=cache)
+        again = run_gate(snapshot, GatePolicy((TargetPolicy("t", "t"),)), cache=cache)
+    assert [m.digest for m in relaxed.targets[0].managed] == [""]
+    (digest,) = [m.digest for m in strict.targets[0].managed]
+    assert len(digest) == 64
+    assert [m.digest for m in again.targets[0].managed] == [digest]  # the cache has them now
 
 
 def test_the_identity_is_written_one_way() -> None:

@@ -267,10 +267,22 @@ def test_nesting_within_the_limit_loads() -> None:
 
 def test_our_own_depth_limit_for_a_libyaml_without_one(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(yaml_docs, "MAX_DEPTH", 50)  # far below libyaml's own limit
+    monkeypatch.setattr(yaml_docs, "_FIRST_READ", yaml_docs._FastLoader)  # the counting one
     error = failed(b"ok: 1\n---\na:\n" + b" [\n" * 60 + b" ]\n" * 60)
     assert error.index == 1 and error.error == "the document is nested deeper than 1000 levels"
     assert error.error_line == 52  # the `[` holding the first node past the limit
     assert failed(b"a: &x 1\nb: &x " + b"[" * 60).error_line == 2  # the Python composer too
+
+
+def test_levels_are_left_to_a_libyaml_that_counts_them() -> None:
+    """libyaml 0.2.6 refuses nesting past 1000 levels itself: the first reading then skips
+    its own count, which cost a tenth of a real tree's read."""
+    import yaml._yaml as libyaml
+
+    counts = yaml_docs._FIRST_READ is yaml_docs._UncountedLoader
+    assert counts == (libyaml.get_version() >= (0, 2, 6))
+    error = failed(b"a:\n" + b" [\n" * 1001 + b" ]\n" * 1001)
+    assert error.error == "the document is nested deeper than 1000 levels"
 
 
 def test_invalid_utf8(deadline: None) -> None:

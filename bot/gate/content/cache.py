@@ -16,8 +16,9 @@ from bot.gate.content.facts import FileFacts
 
 # 3: duplicate mapping keys are invalid-yaml; 4: object digests; 5: refused names and
 # namespaces, kustomization entries' lines, the generateName message; 6: empty token Secrets,
-# a kustomization's unknown keys and the files its refused fields read
-FACTS_VERSION = 6
+# a kustomization's unknown keys and the files its refused fields read; 7: digests only when
+# asked for (``FileFacts.digested``)
+FACTS_VERSION = 7
 
 
 def cache_key(oid: str) -> str:

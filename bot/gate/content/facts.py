@@ -54,8 +54,10 @@ class ObjectFacts:
     values_files: tuple[str, ...] = ()
     # Argo CD ``spec.source(s)[].path``: what its value files are relative to.
     source_paths: tuple[str, ...] = ()
-    # SHA-256 of the document's canonical JSON (approval fingerprints): computed here, once per
-    # blob, so it is cached with the rest of the facts.
+    # SHA-256 of the document's canonical JSON (approval fingerprints), "" unless the facts were
+    # extracted with digests (a strict target's files): computed here, once per blob, and
+    # cached with the rest. Only strict targets' approvals read it, and for every other file it
+    # was a tenth of the gate's time.
     digest: str = ""
     # (line, why) when the API server refuses metadata.name for this kind, or metadata.namespace
     # (which matters only if the type is namespaced: the gate decides that with its registry).
@@ -92,17 +94,23 @@ class FileFacts:
     # Derived from ``documents`` once, at extraction: the gate asks for them on every check.
     objects: tuple[tuple[DocFacts, ObjectFacts], ...] = ()
     is_empty: bool = True
+    digested: bool = True  # every object's ``digest`` is set (trivially, with no objects)
 
     @classmethod
     def of(
-        cls, documents: tuple[DocFacts, ...], kustomization: KustomizationFacts | None
+        cls,
+        documents: tuple[DocFacts, ...],
+        kustomization: KustomizationFacts | None,
+        *,
+        digests: bool,
     ) -> FileFacts:
         objects = tuple((d, d.obj) for d in documents if d.obj is not None)
         empty = all(d.kind is DocKind.EMPTY for d in documents)
-        return cls(documents, kustomization, objects, empty)
+        return cls(documents, kustomization, objects, empty, digests or not objects)
 
 
-def extract_facts(data: bytes) -> FileFacts:
+def extract_facts(data: bytes, *, digests: bool = False) -> FileFacts:
+    """The facts of one file; with ``digests``, each object's digest too."""
     parsed = parse_yaml(data, lines_under=_LINES_UNDER)
     docs: list[DocFacts] = []
     kustomization: KustomizationFacts | None = None
@@ -113,11 +121,11 @@ def extract_facts(data: bytes) -> FileFacts:
         value = doc.value
         if doc.index == 0 and isinstance(value, Mapping) and looks_like_kustomization(value):
             kustomization = kustomization_facts(value, doc.lines)
-        docs.append(_document(value, doc.line, doc.lines))
-    return FileFacts.of(tuple(docs), kustomization)
+        docs.append(_document(value, doc.line, doc.lines, digests))
+    return FileFacts.of(tuple(docs), kustomization, digests=digests)
 
 
-def _document(value: object, line: int, lines: Mapping[LinePath, int]) -> DocFacts:
+def _document(value: object, line: int, lines: Mapping[LinePath, int], digests: bool) -> DocFacts:
     if value is None:
         return DocFacts(DocKind.EMPTY, line)
     if not isinstance(value, Mapping):
@@ -164,7 +172,7 @@ def _document(value: object, line: int, lines: Mapping[LinePath, int]) -> DocFac
         crd=_crd(value, api_version, kind),
         values_files=_values_files(value, api_version, kind),
         source_paths=_argo_source_paths(value, api_version, kind),
-        digest=document_digest(value),
+        digest=document_digest(value) if digests else "",
         name_error=_at(lines, ("metadata", "name"), line, name_error),
         namespace_error=_at(lines, ("metadata", "namespace"), line, namespace_error),
         sops_error=sops_problem(value, lines, line) if has_sops else None,

@@ -102,7 +102,8 @@ data:
 
 
 def test_each_object_of_a_file_carries_its_documents_digest() -> None:
-    facts = extract_facts(f"{OBJECT}---\n# a comment\n{OBJECT.replace('web', 'api')}".encode())
+    text = f"{OBJECT}---\n# a comment\n{OBJECT.replace('web', 'api')}"
+    facts = extract_facts(text.encode(), digests=True)
     first, second = (obj for _, obj in facts.objects)
     assert first.digest == document_digest(only_value(OBJECT))
     assert second.digest != first.digest
@@ -116,7 +117,7 @@ def test_the_digest_ignores_layout_but_not_content() -> None:
     changed = OBJECT.replace("mode: prod", "mode: staging")
 
     def digest(text: str) -> str:
-        ((_, obj),) = extract_facts(text.encode()).objects
+        ((_, obj),) = extract_facts(text.encode(), digests=True).objects
         return obj.digest
 
     assert digest(reordered) == digest(OBJECT)

@@ -42,6 +42,8 @@ PURE = (
     "bot.config.*",
     "bot.errors",
     "bot.paths",
+    "bot.repos",
+    "bot.repos.*",
     "bot.git",  # the package root is empty
     "bot.git.snapshot",
     "bot.ignore",

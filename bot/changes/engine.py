@@ -38,7 +38,7 @@ from bot.changes.safety import written_path_problem
 from bot.checks.compare import compare_reports
 from bot.config.schema import ConfigResult, IchorConfig, load_config
 from bot.errors import GitStoreError, IchorError
-from bot.forges.base import ForgeAdapter, GitCredentials, PullRequestRef, RepoRef
+from bot.forges.base import ForgeAdapter, GitCredentials, PullRequestRef
 from bot.gate.codes import Severity
 from bot.gate.content.cache import FactsCache
 from bot.gate.policy import CONFIG_FILE, GatePolicy
@@ -50,6 +50,7 @@ from bot.git.snapshot import Snapshot
 from bot.git.store import Mirror
 from bot.ignore.rules import IGNORE_FILE, parse_ignore_file
 from bot.paths import join
+from bot.repos import RepoRef
 from bot.state.locks import RepoLock, repo_lock_key
 
 log = logging.getLogger("ichor.changes")

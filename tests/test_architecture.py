@@ -58,7 +58,7 @@ PURE = (
     "bot.forges.clipping",
     "bot.checks.request",
     "bot.state.base",
-    "bot.state.records",  # the one JSON form of approvals, which the pure markers use
+    "bot.state.records",  # audit records as JSON
     "bot.changes.branch",
     "bot.changes.body",
     "bot.changes.marker",

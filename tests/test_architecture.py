@@ -46,6 +46,7 @@ PURE = (
     "bot.repos.*",
     "bot.git",  # the package root is empty
     "bot.git.snapshot",
+    "bot.git.overlay",
     "bot.ignore",
     "bot.ignore.*",
     "bot.yaml",
@@ -63,7 +64,6 @@ PURE = (
     "bot.changes.body",
     "bot.changes.marker",
     "bot.changes.safety",
-    "bot.changes.overlay",
     "bot.changes.locate",
     "bot.changes.plan",
     "bot.approvals",

@@ -23,7 +23,6 @@ from typing import Literal
 
 from bot.changes.body import MARKER, Impact, Requester, pr_body
 from bot.changes.marker import not_this_change, object_marker, taken_branch
-from bot.changes.overlay import overlay
 from bot.changes.plan import (
     CreateChange,
     IgnoreChange,
@@ -45,6 +44,7 @@ from bot.gate.policy import CONFIG_FILE, GatePolicy
 from bot.gate.report import Report
 from bot.gate.run import RegistryCache, run_gate
 from bot.git.commit import GitIdentity, build_commit
+from bot.git.overlay import overlay
 from bot.git.push import PushRaceError, push_branch, remote_branch_head
 from bot.git.snapshot import Snapshot
 from bot.git.store import Mirror

@@ -1,8 +1,9 @@
 """The import rules of docs/architecture.md, read from the ``ast`` of every module.
 
-Four rules: the pure cores import no I/O (network, Redis, subprocess, clock, environment,
+Five rules: the pure cores import no I/O (network, Redis, subprocess, clock, environment,
 disk) and no module that is not itself a pure core; the web layer imports no forge adapter;
-the forge adapters import nothing from the checks; the gate imports nothing that runs it.
+the forge adapters import nothing from the checks; the gate imports nothing that runs it; and
+no package imports, through others, a package that imports it (no cycle between packages).
 Where a module breaks a rule today, the pair is a known exception below, with the issue item
 that removes it: the list may only shrink (a stale entry fails, so it is deleted once fixed).
 """
@@ -12,8 +13,11 @@ from __future__ import annotations
 import ast
 import fnmatch
 import sys
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass
+from functools import cache
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -42,8 +46,11 @@ PURE = (
     "bot.config.*",
     "bot.errors",
     "bot.paths",
+    "bot.repos",
+    "bot.repos.*",
     "bot.git",  # the package root is empty
     "bot.git.snapshot",
+    "bot.git.overlay",
     "bot.ignore",
     "bot.ignore.*",
     "bot.yaml",
@@ -56,12 +63,11 @@ PURE = (
     "bot.forges.clipping",
     "bot.checks.request",
     "bot.state.base",
-    "bot.state.records",  # the one JSON form of approvals, which the pure markers use
+    "bot.state.records",  # audit records as JSON
     "bot.changes.branch",
     "bot.changes.body",
     "bot.changes.marker",
     "bot.changes.safety",
-    "bot.changes.overlay",
     "bot.changes.locate",
     "bot.changes.plan",
     "bot.approvals",
@@ -303,3 +309,138 @@ def test_the_layer_rules_classify_adapters() -> None:
     assert is_adapter("bot.forges.local")
     assert not is_adapter("bot.forges.github_manifest")  # pure: the web setup page uses it
     assert not is_adapter("bot.forges.base")
+
+
+# Rule 5: the packages form no cycle. A node is a first-level package or top-level module of
+# bot (``bot.forges``, ``bot.paths``), the package root ``bot``, or ``workers`` as a whole.
+Graph = Mapping[str, Set[str]]
+
+
+def package_of(module: str) -> str:
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "bot" else parts[0]
+
+
+@cache
+def package_imports() -> dict[tuple[str, str], list[Import]]:
+    """Each edge between two packages, with the imports that make it."""
+    edges: dict[tuple[str, str], list[Import]] = {}
+    for name in MODULES:
+        for imp in imports_of(name):
+            source, target = package_of(name), package_of(imp.imported)
+            if _top(imp.imported) not in PACKAGES or source == target:
+                continue
+            found = edges.setdefault((source, target), [])
+            if imp not in found:  # one line per import, however many names it takes
+                found.append(imp)
+    return edges
+
+
+def _graph(edges: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for source, target in edges:
+        graph.setdefault(source, set()).add(target)
+        graph.setdefault(target, set())
+    return graph
+
+
+def _reachable(graph: Graph, start: str) -> set[str]:
+    seen, todo = {start}, [start]
+    while todo:
+        for nxt in graph[todo.pop()]:
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def cycles(graph: Graph) -> list[list[str]]:
+    """One shortest cycle through each group of packages that reach one another, as the
+    packages in order (the first again at the end), from the group's first package by name."""
+    found: list[list[str]] = []
+    done: set[str] = set()
+    reach = {node: _reachable(graph, node) for node in graph}
+    for node in sorted(graph):
+        group = {other for other in reach[node] if node in reach[other]}
+        if node in done or len(group) < 2:
+            continue
+        done |= group
+        found.append(_shortest_cycle(graph, node, group))
+    return found
+
+
+def _shortest_cycle(graph: Graph, start: str, group: Set[str]) -> list[str]:
+    """Breadth first from ``start`` until an edge leads back to it, inside ``group``."""
+    came_from: dict[str, str] = {}
+    queue = deque([start])
+    while queue:
+        current = queue.popleft()
+        for nxt in sorted(graph[current] & group):
+            if nxt == start:
+                path = [current]
+                while path[-1] != start:
+                    path.append(came_from[path[-1]])
+                return [*reversed(path), start]
+            if nxt not in came_from:
+                came_from[nxt] = current
+                queue.append(nxt)
+    raise AssertionError(f"{start} is in a group of packages that reach one another")
+
+
+def _said_cycle(cycle: list[str], edges: Mapping[tuple[str, str], list[Import]]) -> str:
+    lines = [" -> ".join(cycle)]
+    for source, target in pairwise(cycle):
+        lines.append(f"  {source} -> {target}:")
+        lines += [
+            f"    {MODULES[i.importer].relative_to(ROOT)}:{i.line}: "
+            f"{i.importer} imports {i.imported}"
+            for i in edges[source, target]
+        ]
+    return "\n".join(lines)
+
+
+def test_no_package_import_cycle() -> None:
+    edges = package_imports()
+    found = cycles(_graph(edges))
+    assert not found, "packages import each other (docs/architecture.md):\n" + "\n".join(
+        _said_cycle(cycle, edges) for cycle in found
+    )
+
+
+def test_the_package_graph_itself() -> None:
+    assert package_of("bot.forges.github") == "bot.forges"
+    assert package_of("bot.paths") == "bot.paths"
+    assert package_of("bot") == "bot"
+    assert package_of("workers.jobs") == "workers"
+    edges = package_imports()
+    # Edges that exist, one way, once the shared words moved down.
+    assert ("bot.webhooks", "bot.repos") in edges
+    assert ("bot.forges", "bot.repos") in edges
+    assert ("bot.state", "bot.approvals") in edges
+    assert ("bot.changes", "bot.onboarding") in edges
+    assert ("workers", "bot.checks") in edges
+
+
+# The ground floor: what several layers share, importing nothing of the bot's packages.
+GROUND_FLOOR = ("bot", "bot.errors", "bot.paths", "bot.repos")
+
+
+@pytest.mark.parametrize("package", GROUND_FLOOR)
+def test_the_ground_floor_imports_no_package(package: str) -> None:
+    edges = sorted(package_imports().items())
+    above = [i for (source, _), found in edges if source == package for i in found]
+    assert not above, _said([(i, "the ground floor imports a package") for i in above])
+
+
+@pytest.mark.parametrize(
+    ("edges", "expected"),
+    [
+        ([("a", "b"), ("b", "c")], []),
+        ([("a", "b"), ("b", "a")], [["a", "b", "a"]]),
+        ([("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")], [["a", "b", "c", "a"]]),
+        ([("a", "b"), ("b", "c"), ("c", "a"), ("a", "c")], [["a", "c", "a"]]),
+        ([("a", "b"), ("b", "a"), ("c", "d"), ("d", "c")], [["a", "b", "a"], ["c", "d", "c"]]),
+    ],
+)
+def test_the_cycle_rule_itself(edges: list[tuple[str, str]], expected: list[list[str]]) -> None:
+    assert cycles(_graph(edges)) == expected

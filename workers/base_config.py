@@ -11,8 +11,9 @@ import asyncio
 from bot.checks.trees import TreeSource
 from bot.config.schema import ConfigResult, load_config
 from bot.errors import GitStoreError, PermanentForgeError
-from bot.forges.base import GitCredentials, PullRequestRef, RepoRef
+from bot.forges.base import GitCredentials, PullRequestRef
 from bot.gate.policy import CONFIG_FILE
+from bot.repos import RepoRef
 from workers.context import Adapter
 
 

@@ -34,7 +34,8 @@ from bot.commands import (
 from bot.commands.authorize import Authorization, permission_named, refusal, required_permission
 from bot.config.schema import ConfigResult
 from bot.errors import ForgeError, IchorError, PermanentForgeError
-from bot.forges.base import Permission, PullRequestRef, RepoRef
+from bot.forges.base import Permission, PullRequestRef
+from bot.repos import RepoRef
 from bot.state.audit import AuditTrail, utc_now
 from bot.state.base import pull_key
 from bot.web.outcomes import Unposted

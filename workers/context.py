@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from bot.checks.pipeline import CheckHistory
 from bot.checks.trees import TreeSource, local_tree
 from bot.errors import IchorError, PermanentForgeError
-from bot.forges.base import ForgeAdapter, RepoRef
+from bot.forges.base import ForgeAdapter
 from bot.forges.local import LocalForge, repository_path
 from bot.gate.content.cache import FactsCache, LayeredFactsCache, MemoryFactsCache
 from bot.gate.run import RegistryCache
+from bot.repos import RepoRef
 from bot.settings import Settings
 from bot.state.base import StateStore
 from bot.state.facts_disk import DirectoryFactsCache

@@ -17,8 +17,9 @@ from typing import Any
 
 from bot.checks.pipeline import CheckHistory
 from bot.errors import ForgeStatusError, IchorError, PermanentForgeError, TransientForgeError
-from bot.forges.base import CheckOutput, RepoRef
+from bot.forges.base import CheckOutput
 from bot.queueing.base import JobEndedError, job_id_of
+from bot.repos import RepoRef
 from bot.web.outcomes import JobOutcome, Result, Unposted
 from workers.context import WorkerContext
 

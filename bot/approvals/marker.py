@@ -1,6 +1,6 @@
 """The hidden markers that keep approvals on the forge, in the bot's own reply comments.
 
-    <!-- ichor:approval v1 <base64url(JSON of bot.state.records.approval_to_dict)> -->
+    <!-- ichor:approval v1 <base64url(JSON of bot.approvals.codec.approval_to_dict)> -->
     <!-- ichor:approval-cancel v1 <base64url(JSON {"approver": ..., "source": ...})> -->
 
 When the approval store has lost a pull request's record, the approvals are rebuilt from these:
@@ -19,9 +19,9 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from bot.approvals.codec import approval_from_dict, approval_to_dict
 from bot.approvals.model import Approval
 from bot.forges.base import ForgeComment
-from bot.state.records import approval_from_dict, approval_to_dict
 
 APPROVAL_MARKER = "ichor:approval v1"
 CANCEL_MARKER = "ichor:approval-cancel v1"

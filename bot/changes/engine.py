@@ -23,7 +23,6 @@ from typing import Literal
 
 from bot.changes.body import MARKER, Impact, Requester, pr_body
 from bot.changes.marker import not_this_change, object_marker, taken_branch
-from bot.changes.overlay import overlay
 from bot.changes.plan import (
     CreateChange,
     IgnoreChange,
@@ -38,18 +37,20 @@ from bot.changes.safety import written_path_problem
 from bot.checks.compare import compare_reports
 from bot.config.schema import ConfigResult, IchorConfig, load_config
 from bot.errors import GitStoreError, IchorError
-from bot.forges.base import ForgeAdapter, GitCredentials, PullRequestRef, RepoRef
+from bot.forges.base import ForgeAdapter, GitCredentials, PullRequestRef
 from bot.gate.codes import Severity
 from bot.gate.content.cache import FactsCache
 from bot.gate.policy import CONFIG_FILE, GatePolicy
 from bot.gate.report import Report
 from bot.gate.run import RegistryCache, run_gate
 from bot.git.commit import GitIdentity, build_commit
+from bot.git.overlay import overlay
 from bot.git.push import PushRaceError, push_branch, remote_branch_head
 from bot.git.snapshot import Snapshot
 from bot.git.store import Mirror
 from bot.ignore.rules import IGNORE_FILE, parse_ignore_file
 from bot.paths import join
+from bot.repos import RepoRef
 from bot.state.locks import RepoLock, repo_lock_key
 
 log = logging.getLogger("ichor.changes")

@@ -24,7 +24,7 @@ from bot.changes.engine import LOCK_TTL, LOCK_WAIT, ChangeServices
 from bot.changes.onboard_pulls import Judge, list_open
 from bot.config.schema import parse_config
 from bot.errors import GitStoreError
-from bot.forges.base import GitCredentials, PullRequestRef, RepoRef
+from bot.forges.base import GitCredentials, PullRequestRef
 from bot.gate.policy import CONFIG_FILE
 from bot.git.commit import build_commit
 from bot.git.push import push_branch, remote_branch_head
@@ -33,6 +33,7 @@ from bot.git.transport import remote_failure, run_remote
 from bot.onboarding.body import BRANCH, TITLE, onboarding_body
 from bot.onboarding.proposal import build_proposal
 from bot.registry.builtin import crd_catalog
+from bot.repos import RepoRef
 from bot.state.base import OnboardingMemory, onboarding_key, repo_lock_key
 
 log = logging.getLogger("ichor.onboarding")

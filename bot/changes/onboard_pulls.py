@@ -15,16 +15,17 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.changes.overlay import overlay
 from bot.checks.compare import touched_targets
 from bot.errors import ForgeError, IchorError
-from bot.forges.base import ForgeAdapter, GitCredentials, PullRequestRef, RepoRef
+from bot.forges.base import ForgeAdapter, GitCredentials, PullRequestRef
 from bot.gate.content.cache import FactsCache
 from bot.gate.policy import GatePolicy
 from bot.gate.run import run_gate
+from bot.git.overlay import overlay
 from bot.git.store import Mirror
 from bot.onboarding.body import BRANCH, MARKER
 from bot.onboarding.expect import OpenPulls, PullVerdict, pull_verdict
+from bot.repos import RepoRef
 
 log = logging.getLogger("ichor.onboarding")
 MAX_LISTED = 30

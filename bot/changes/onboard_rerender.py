@@ -21,13 +21,14 @@ from bot.changes.engine import ChangeServices
 from bot.changes.onboard_pulls import Judge, list_open
 from bot.config.schema import load_config
 from bot.errors import GitStoreError
-from bot.forges.base import GitCredentials, PullRequestRef, RepoRef
+from bot.forges.base import GitCredentials, PullRequestRef
 from bot.gate.policy import CONFIG_FILE
 from bot.git.snapshot import EntryKind
 from bot.onboarding.body import BRANCH, MARKER, onboarding_body
 from bot.onboarding.expect import OpenPulls
 from bot.onboarding.rerender import proposal_at
 from bot.registry.builtin import crd_catalog
+from bot.repos import RepoRef
 
 log = logging.getLogger("ichor.onboarding")
 Rerendered = Literal["re-rendered", "unchanged", "no-pull-request"]

@@ -22,9 +22,10 @@ from bot.approvals.seen import ShownCheck
 from bot.checks.compare import CheckComparison
 from bot.checks.request import CheckRequest
 from bot.errors import ForgeError
-from bot.forges.base import ForgeAdapter, RepoRef
+from bot.forges.base import ForgeAdapter
 from bot.gate.policy import GatePolicy
 from bot.gate.report import Report
+from bot.repos import RepoRef
 from bot.state.base import ApprovalStore, ShownChecks
 
 log = logging.getLogger("ichor.check")

@@ -34,19 +34,13 @@ from bot.errors import (
     IchorError,
     TransientForgeError,
 )
-from bot.forges.base import (
-    CheckHandle,
-    CheckOutput,
-    Conclusion,
-    ForgeAdapter,
-    GitCredentials,
-    RepoRef,
-)
+from bot.forges.base import CheckHandle, CheckOutput, Conclusion, ForgeAdapter, GitCredentials
 from bot.gate.content.cache import FactsCache
 from bot.gate.policy import CONFIG_FILE, GatePolicy
 from bot.gate.report import ConfigIssue, Report
 from bot.gate.run import RegistryCache, run_gate
 from bot.git.repository import GitRepository
+from bot.repos import RepoRef
 from bot.state.audit import utc_now
 from bot.state.base import ApprovalStore, HeadReader, LineCommentMemory, ShownChecks
 

@@ -13,7 +13,8 @@ from bot.checks.compare import CheckComparison
 from bot.checks.findings import TouchedLines, line_findings
 from bot.checks.output import check_output, summary_comment
 from bot.errors import ForgeError
-from bot.forges.base import CheckHandle, CheckOutput, ForgeAdapter, LineCommentSync, RepoRef
+from bot.forges.base import CheckHandle, CheckOutput, ForgeAdapter, LineCommentSync
+from bot.repos import RepoRef
 from bot.state.base import LineCommentMemory
 
 log = logging.getLogger("ichor.check")

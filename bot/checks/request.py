@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TypeGuard
 
-from bot.forges.base import RepoRef
+from bot.repos import RepoRef
 from bot.state.base import pull_key
 from bot.webhooks import ChangeRequestEvent, CheckRerequestEvent, PushEvent
 from bot.webhooks.payload import is_zero_sha

@@ -9,7 +9,7 @@ import argparse
 from typing import Any
 
 from bot.errors import UsageError
-from bot.forges.base import ForgeKind, RepoRef
+from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 
 FORGES = ("github", "gitlab", "gitea")
@@ -111,7 +111,7 @@ def run_onboard(args: argparse.Namespace, settings: Settings) -> int:
 def repo_ref(
     settings: Settings, forge: str, full_name: str, installation: int | None, branch: str | None
 ) -> RepoRef:
-    from bot.webhooks.names import gitea_repository, github_repository, gitlab_repository
+    from bot.repos.names import gitea_repository, github_repository, gitlab_repository
 
     # Validated as a payload's name would be, before it reaches a URL or a path.
     checks = {"github": github_repository, "gitlab": gitlab_repository}

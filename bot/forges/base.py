@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
+from bot.repos import RepoRef
+
 AnnotationLevel = Literal["notice", "warning", "failure"]
 
 # The name the check (run or commit status) is shown under; branch protection requires it.
@@ -38,34 +40,6 @@ class Conclusion(enum.StrEnum):
     NEUTRAL = "neutral"  # e.g. no target touched
     ACTION_REQUIRED = "action_required"
     ERROR = "error"  # the check could not be completed (not a verdict)
-
-
-class ForgeKind(enum.StrEnum):
-    """Which forge: the route a delivery came in on; Forgejo is ``gitea`` (its flavor says
-    which)."""
-
-    GITHUB = "github"
-    GITLAB = "gitlab"
-    GITEA = "gitea"
-
-
-@dataclass(frozen=True, slots=True)
-class RepoRef:
-    """A repository, as its delivery names it and every job acts on it (GitLab: the
-    ``path_with_namespace``; ``id`` is GitLab's project id, when known)."""
-
-    forge: ForgeKind
-    full_name: str
-    id: str | None = None
-    clone_url: str | None = None  # the forge's HTTP(S) clone URL as sent, never an SSH one
-    web_url: str = ""
-    default_branch: str | None = None
-    installation_id: int | None = None  # the GitHub App installation acting on it
-
-    @property
-    def git_url(self) -> str:
-        """The URL git fetches from: the clone URL sent, else the web URL's ``.git``."""
-        return self.clone_url or self.web_url + ".git"
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,14 +42,12 @@ from bot.forges.base import (
     CheckHandle,
     CheckOutput,
     ForgeComment,
-    ForgeKind,
     GitCredentials,
     LineCommentSync,
     LineFinding,
     Permission,
     PullRequestRef,
     Reaction,
-    RepoRef,
     headline,
 )
 from bot.forges.gitea_http import (
@@ -74,6 +72,7 @@ from bot.forges.plans import PostedComment, SummaryAction, plan_summary, summary
 from bot.forges.pulls import open_or_find
 from bot.forges.responses import described_repository
 from bot.forges.retry import with_retries
+from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 
 T = TypeVar("T")

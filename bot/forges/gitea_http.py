@@ -27,13 +27,13 @@ from bot.forges.base import (
     LineFinding,
     Permission,
     PullRequestRef,
-    RepoRef,
     finding_marker,
 )
 from bot.forges.clipping import one_line
 from bot.forges.http_errors import http_error
 from bot.forges.redaction import redact, secrets_list, token_forms
 from bot.forges.retry import server_wait
+from bot.repos import RepoRef
 
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 # Gitea's MAX_RESPONSE_ITEMS defaults to 50 and caps ``limit``; an instance may cap it lower,

@@ -7,9 +7,10 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from bot.errors import ForgeStatusError
-from bot.forges.base import PullRequestRef, RepoRef
+from bot.forges.base import PullRequestRef
 from bot.forges.gitea_http import GiteaHTTP, pull_ref, repo_path
 from bot.forges.responses import side
+from bot.repos import RepoRef
 
 
 async def find(http: GiteaHTTP, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:

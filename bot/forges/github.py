@@ -37,14 +37,12 @@ from bot.forges.base import (
     CheckHandle,
     CheckOutput,
     ForgeComment,
-    ForgeKind,
     GitCredentials,
     LineCommentSync,
     LineFinding,
     Permission,
     PullRequestRef,
     Reaction,
-    RepoRef,
     headline,
 )
 from bot.forges.github_auth import InstallationTokens, load_private_key
@@ -67,6 +65,7 @@ from bot.forges.github_payloads import (
 from bot.forges.locks import KeyedLocks
 from bot.forges.responses import described_repository
 from bot.forges.retry import with_retries
+from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 
 __all__ = ["SUMMARY_MARKER", "GitHubForge"]

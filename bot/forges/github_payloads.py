@@ -12,17 +12,11 @@ from urllib.parse import quote, urlsplit
 
 from bot.errors import ForgeError, PermanentForgeError
 from bot.forges import clipping, responses
-from bot.forges.base import (
-    Annotation,
-    CheckAction,
-    Conclusion,
-    Permission,
-    PullRequestRef,
-    RepoRef,
-)
+from bot.forges.base import Annotation, CheckAction, Conclusion, Permission, PullRequestRef
 from bot.forges.http_errors import detail
 from bot.forges.http_errors import http_error as common_http_error
 from bot.forges.retry import server_wait
+from bot.repos import RepoRef
 
 ANNOTATIONS_PER_REQUEST = 50  # the check-runs API's limit per request
 TITLE_LIMIT = 255  # characters: output title, annotation title

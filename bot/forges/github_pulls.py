@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from urllib.parse import quote, urlencode
 
 from bot.errors import PermanentForgeError
-from bot.forges.base import PullRequestRef, RepoRef
+from bot.forges.base import PullRequestRef
 from bot.forges.github_payloads import clip, clip_title, pull_ref, repo_path
 from bot.forges.github_reviews import Send
 from bot.forges.pulls import open_or_find
+from bot.repos import RepoRef
 
 MAX_LISTED = 100  # GitHub's largest page
 

@@ -48,14 +48,12 @@ from bot.forges.base import (
     CheckOutput,
     Conclusion,
     ForgeComment,
-    ForgeKind,
     GitCredentials,
     LineCommentSync,
     LineFinding,
     Permission,
     PullRequestRef,
     Reaction,
-    RepoRef,
     headline,
 )
 from bot.forges.gitlab_api import (
@@ -80,6 +78,7 @@ from bot.forges.plans import (
 )
 from bot.forges.responses import described_repository
 from bot.forges.retry import with_retries
+from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 
 __all__ = ["SUMMARY_MARKER", "GitLabForge"]

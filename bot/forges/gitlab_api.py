@@ -29,10 +29,11 @@ import requests
 
 from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
 from bot.forges import clipping
-from bot.forges.base import PullRequestRef, RepoRef
+from bot.forges.base import PullRequestRef
 from bot.forges.http_errors import http_error
 from bot.forges.redaction import redact, secrets_list, token_forms
 from bot.forges.retry import server_wait
+from bot.repos import RepoRef
 
 T = TypeVar("T")
 log = logging.getLogger("ichor.forge.gitlab")

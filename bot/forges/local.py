@@ -30,7 +30,6 @@ from bot.forges.base import (
     Permission,
     PullRequestRef,
     Reaction,
-    RepoRef,
 )
 from bot.forges.plans import (
     LineComment,
@@ -40,6 +39,7 @@ from bot.forges.plans import (
     plan_summary,
     summary_body,
 )
+from bot.repos import RepoRef
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 RESULTS_FILE = "checks.jsonl"

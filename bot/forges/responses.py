@@ -8,8 +8,9 @@ import dataclasses
 from typing import Any
 
 from bot.errors import PermanentForgeError
-from bot.forges.base import ForgeComment, ForgeKind, PullRequestRef, RepoRef
-from bot.webhooks.names import clone_url_problem, is_http_url, ref_problem
+from bot.forges.base import ForgeComment, PullRequestRef
+from bot.repos import ForgeKind, RepoRef
+from bot.repos.names import clone_url_problem, is_http_url, ref_problem
 
 
 def field(body: Any, key: str, where: str) -> Any:

@@ -21,13 +21,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from bot.errors import GitStoreError, PermanentForgeError, SnapshotError
-from bot.forges.base import GitCredentials, RepoRef
+from bot.forges.base import GitCredentials
 from bot.git.repository import GitRepository
 from bot.git.transport import ForgeRemote, local_env, run_fetch, run_local
 
 # Re-exported: the tests check the scrubbing through this module.
 from bot.git.transport import _scrub as _scrub
 from bot.git.transport import _secrets as _secrets
+from bot.repos import RepoRef
 
 _OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _SAFE_NAME = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.checks.markdown_text import inline_path, inline_text
-from bot.forges.base import CHECK_NAME, ForgeKind
+from bot.forges.base import CHECK_NAME
 from bot.onboarding.body_targets import SHOWN_PER_CODE as SHOWN_PER_CODE
 from bot.onboarding.body_targets import target_parts, verdict_text
 from bot.onboarding.detect import LeftOut
@@ -23,6 +23,7 @@ from bot.onboarding.empty import SOPS_CONFIG
 from bot.onboarding.expect import BRANCH as BRANCH
 from bot.onboarding.expect import OpenPulls, expect_lines
 from bot.onboarding.proposal import Proposal
+from bot.repos import ForgeKind
 
 TITLE = "ichor: guard this repository's GitTarget paths"
 MARKER = "<!-- ichor:onboarding -->"  # tells the bot's onboarding pull request from people's

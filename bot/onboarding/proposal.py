@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.changes.overlay import overlay
 from bot.config.schema import parse_config
 from bot.gate.content.cache import FactsCache, MemoryFactsCache
 from bot.gate.policy import CONFIG_FILE, TargetPolicy
 from bot.gate.report import ConfigIssue, TargetReport
 from bot.gate.run import run_gate
 from bot.gate.suggest import repository_crds, suggest_for_target
+from bot.git.overlay import overlay
 from bot.git.snapshot import Snapshot
 from bot.ignore.rules import IGNORE_FILE
 from bot.onboarding.detect import Candidate, LeftOut, detect

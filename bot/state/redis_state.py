@@ -16,19 +16,13 @@ from typing import Any
 
 import redis
 
+from bot.approvals.codec import approval_from_dict, approval_to_dict, shown_from_json, shown_to_json
 from bot.approvals.model import Approval
 from bot.approvals.seen import SHOWN_KEPT, ShownCheck
 from bot.forges.base import Permission
 from bot.state.base import PERMISSION_TTL, AuditRecord, StateStore
 from bot.state.locks import RedisRepoLock
-from bot.state.records import (
-    approval_from_dict,
-    approval_to_dict,
-    audit_from_json,
-    audit_to_json,
-    shown_from_json,
-    shown_to_json,
-)
+from bot.state.records import audit_from_json, audit_to_json
 
 HEAD_SEQUENCE_KEY = "ichor:heads-sequence"
 # Long enough for any pull request's life; forgetting only costs one listing of comments.

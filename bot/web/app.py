@@ -24,6 +24,7 @@ from starlette.routing import BaseRoute, Route
 
 from bot.queueing.base import DeliveryQueue, Outcome, QueuedDelivery
 from bot.queueing.spool import Spool
+from bot.repos import ForgeKind
 from bot.settings import Settings, split_secrets
 from bot.state.base import AuditLog
 from bot.web.auth import BasicAuth, StatusAuthMiddleware
@@ -39,7 +40,6 @@ from bot.web.setup_github import setup_routes
 from bot.web.submitter import Submitter
 from bot.web.ui import Outcomes, ui_routes
 from bot.webhooks import (
-    ForgeKind,
     Verification,
     WebhookError,
     event_to_dict,

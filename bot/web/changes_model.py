@@ -26,14 +26,9 @@ from bot.commands.args import (
     valid_target,
     value_problem,
 )
-from bot.forges.base import ForgeKind, RepoRef
+from bot.repos import ForgeKind, RepoRef
+from bot.repos.names import RepositoryCheck, gitea_repository, github_repository, gitlab_repository
 from bot.webhooks import ApiVerb, ChangeApiEvent
-from bot.webhooks.names import (
-    RepositoryCheck,
-    gitea_repository,
-    github_repository,
-    gitlab_repository,
-)
 
 MAX_FIELDS = 50
 MAX_VALUE_CHARS = 1_000

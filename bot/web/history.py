@@ -24,7 +24,8 @@ from typing import Any, Protocol
 
 import redis
 
-from bot.forges.base import CheckOutput, RepoRef
+from bot.forges.base import CheckOutput
+from bot.repos import RepoRef
 
 log = logging.getLogger("ichor.history")
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bot.webhooks.events import ForgeKind, Ignored
+from bot.repos import ForgeKind
+from bot.webhooks.events import Ignored
 from bot.webhooks.payload import JsonObject
 
 TAG_PUSH = "tag pushes are not checked (the bot checks branches)"

@@ -13,8 +13,7 @@ from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, fields
 from typing import Any, Literal, TypeAlias, Union, cast, get_args, get_origin, get_type_hints
 
-from bot.forges.base import ForgeKind as ForgeKind  # re-exported: events name their forge
-from bot.forges.base import RepoRef as RepoRef
+from bot.repos import ForgeKind, RepoRef
 from bot.webhooks.payload import WebhookError
 
 Flavor: TypeAlias = Literal["github", "gitlab", "gitea", "forgejo"]

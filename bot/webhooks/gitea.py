@@ -8,6 +8,8 @@ Gitea has no ping: its "Test Delivery" sends a push.
 
 from __future__ import annotations
 
+from bot.repos import ForgeKind, RepoRef
+from bot.repos.names import gitea_repository
 from bot.webhooks.common import (
     EDITED_COMMENT,
     UNKNOWN_EVENT,
@@ -16,16 +18,7 @@ from bot.webhooks.common import (
     ignored,
     non_branch_reason,
 )
-from bot.webhooks.events import (
-    ChangeAction,
-    ChangeRequestEvent,
-    CommentEvent,
-    Event,
-    ForgeKind,
-    PushEvent,
-    RepoRef,
-)
-from bot.webhooks.names import gitea_repository
+from bot.webhooks.events import ChangeAction, ChangeRequestEvent, CommentEvent, Event, PushEvent
 from bot.webhooks.payload import JsonObject, is_zero_sha
 
 _F = ForgeKind.GITEA

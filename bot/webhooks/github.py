@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bot.repos import ForgeKind, RepoRef
+from bot.repos.names import github_repository
 from bot.webhooks.common import (
     EDITED_COMMENT,
     UNKNOWN_EVENT,
@@ -18,14 +20,11 @@ from bot.webhooks.events import (
     CheckRerequestEvent,
     CommentEvent,
     Event,
-    ForgeKind,
     InstallationEvent,
     PingEvent,
     PushEvent,
-    RepoRef,
     RequestedActionEvent,
 )
-from bot.webhooks.names import github_repository
 from bot.webhooks.payload import JsonObject, is_zero_sha
 
 _F = ForgeKind.GITHUB

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from bot.repos import ForgeKind, RepoRef
+from bot.repos.names import gitlab_repository
 from bot.webhooks.common import (
     EDITED_COMMENT,
     TAG_PUSH,
@@ -17,16 +19,7 @@ from bot.webhooks.common import (
     ignored,
     non_branch_reason,
 )
-from bot.webhooks.events import (
-    ChangeAction,
-    ChangeRequestEvent,
-    CommentEvent,
-    Event,
-    ForgeKind,
-    PushEvent,
-    RepoRef,
-)
-from bot.webhooks.names import gitlab_repository
+from bot.webhooks.events import ChangeAction, ChangeRequestEvent, CommentEvent, Event, PushEvent
 from bot.webhooks.payload import JsonObject, WebhookError, is_zero_sha
 
 _F = ForgeKind.GITLAB

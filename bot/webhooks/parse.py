@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from bot.webhooks.events import Delivery, ForgeKind
+from bot.repos import ForgeKind
+from bot.webhooks.events import Delivery
 from bot.webhooks.gitea import parse_gitea
 from bot.webhooks.github import parse_github
 from bot.webhooks.gitlab import parse_gitlab

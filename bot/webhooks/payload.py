@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from bot.errors import IchorError
-from bot.webhooks.names import RepositoryCheck, clone_url_problem, is_http_url, ref_problem
+from bot.repos.names import RepositoryCheck, clone_url_problem, is_http_url, ref_problem
 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _BAD_NAME = re.compile(r"[\x00-\x20\x7f]")

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from bot.approvals.codec import approval_to_dict
 from bot.approvals.marker import (
     MAX_FINGERPRINTS,
     MAX_MARKERS_PER_COMMENT,
@@ -18,7 +19,6 @@ from bot.approvals.marker import (
 )
 from bot.approvals.model import Approval, Fingerprint
 from bot.forges.base import ForgeComment
-from bot.state.records import approval_to_dict
 
 BOT = "ichor-bot[bot]"
 WEB = Fingerprint("Deployment.apps prod/web", "a" * 64)

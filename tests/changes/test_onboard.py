@@ -14,9 +14,10 @@ from bot.changes.engine import ChangeServices
 from bot.changes.onboard import OnboardingOutcome, open_onboarding
 from bot.changes.onboard_pulls import list_open
 from bot.errors import PermanentForgeError
-from bot.forges.base import ForgeAdapter, ForgeKind, PullRequestRef, RepoRef
+from bot.forges.base import ForgeAdapter, PullRequestRef
 from bot.git.commit import GitIdentity
 from bot.git.store import Mirror
+from bot.repos import ForgeKind, RepoRef
 from bot.state.base import onboarding_key
 from bot.state.memory import MemoryOnboarding, memory_state
 

@@ -18,12 +18,12 @@ from bot.checks.pipeline import CheckResult, CheckServices, run_check
 from bot.checks.request import CheckRequest, Commit, MergeBase, pull_request
 from bot.checks.trees import TreeSource, local_tree
 from bot.errors import PermanentForgeError
-from bot.forges.base import CheckHandle, CheckOutput, Conclusion, ForgeComment, RepoRef
+from bot.forges.base import CheckHandle, CheckOutput, Conclusion, ForgeComment
 from bot.forges.local import LocalForge
 from bot.gate.content.facts import extract_facts
 from bot.gate.run import RegistryCache
+from bot.repos import ForgeKind, RepoRef
 from bot.state.memory import MemoryApprovals
-from bot.webhooks import ForgeKind
 from tests.support.gitops import configmap
 from tests.support.gitrepo import WorkRepo
 

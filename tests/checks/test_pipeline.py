@@ -11,10 +11,11 @@ import pytest
 
 from bot.forges.local import recent_results
 from bot.queueing.base import pull_key
+from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 from bot.state.base import StateStore
 from bot.state.memory import memory_state
-from bot.webhooks import ChangeRequestEvent, ForgeKind, PushEvent, RepoRef, event_to_dict
+from bot.webhooks import ChangeRequestEvent, PushEvent, event_to_dict
 from tests.support.gitops import SECRET, THREE_PUSHES, base_files, configmap
 from tests.support.gitrepo import WorkRepo
 from workers.context import WorkerContext, build_context, installed_context

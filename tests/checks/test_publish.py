@@ -9,17 +9,10 @@ from typing import Any
 from bot.checks.compare import compare_reports
 from bot.checks.publish import Publication, publish
 from bot.errors import PermanentForgeError
-from bot.forges.base import (
-    CheckHandle,
-    CheckOutput,
-    Conclusion,
-    ForgeKind,
-    LineCommentSync,
-    LineFinding,
-    RepoRef,
-)
+from bot.forges.base import CheckHandle, CheckOutput, Conclusion, LineCommentSync, LineFinding
 from bot.gate.codes import IssueCode
 from bot.gate.report import Issue, Report, TargetReport
+from bot.repos import ForgeKind, RepoRef
 
 REPO = RepoRef(ForgeKind.GITEA, "o/r", clone_url="https://gitea.example/o/r.git")
 

@@ -12,7 +12,8 @@ from bot.checks.request import (
     asks_for_check,
     request_for,
 )
-from bot.webhooks import ChangeRequestEvent, CheckRerequestEvent, ForgeKind, PushEvent, RepoRef
+from bot.repos import ForgeKind, RepoRef
+from bot.webhooks import ChangeRequestEvent, CheckRerequestEvent, PushEvent
 
 NAME = "acme/gitops"
 HEAD, BASE = "a" * 40, "b" * 40

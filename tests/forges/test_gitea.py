@@ -22,16 +22,15 @@ from bot.forges.base import (
     CheckOutput,
     Conclusion,
     ForgeAdapter,
-    ForgeKind,
     LineCommentSync,
     LineFinding,
     Permission,
     PullRequestRef,
-    RepoRef,
     finding_marker,
     marker_fingerprint,
 )
 from bot.forges.gitea import SUMMARY_MARKER, GiteaForge
+from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 from tests.fakeforge.gitea import FakeGitea, Flavor
 

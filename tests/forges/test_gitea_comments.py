@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
-from bot.forges.base import ForgeComment, ForgeKind, Permission, RepoRef
+from bot.forges.base import ForgeComment, Permission
 from bot.forges.gitea import GiteaForge
+from bot.repos import ForgeKind, RepoRef
 from tests.fakeforge.gitea import FakeGitea
 from tests.forges.test_gitea import API, FULL, Driver, clean, repo, started
 

@@ -26,12 +26,11 @@ from bot.forges.base import (
     CheckOutput,
     Conclusion,
     ForgeAdapter,
-    ForgeKind,
     Permission,
     PullRequestRef,
-    RepoRef,
 )
 from bot.forges.github import SUMMARY_MARKER, GitHubForge
+from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 
 T = TypeVar("T")

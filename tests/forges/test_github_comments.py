@@ -14,17 +14,10 @@ from typing import Any, TypeVar
 import pytest
 
 from bot.errors import ForgeError, ForgeStatusError, PermanentForgeError, TransientForgeError
-from bot.forges.base import (
-    CheckAction,
-    CheckOutput,
-    Conclusion,
-    ForgeComment,
-    ForgeKind,
-    Permission,
-    RepoRef,
-)
+from bot.forges.base import CheckAction, CheckOutput, Conclusion, ForgeComment, Permission
 from bot.forges.github import GitHubForge
 from bot.forges.redaction import token_forms
+from bot.repos import ForgeKind, RepoRef
 from tests.fakeforge import FakeGitHub
 from tests.fakeforge.github import iso, new_private_key
 

@@ -13,9 +13,10 @@ from typing import Any, TypeVar
 
 import pytest
 
-from bot.forges.base import ForgeKind, LineCommentSync, LineFinding, RepoRef, marker_fingerprint
+from bot.forges.base import LineCommentSync, LineFinding, marker_fingerprint
 from bot.forges.github import GitHubForge
 from bot.forges.github_reviews import FIXED_MARK, comment_body
+from bot.repos import ForgeKind, RepoRef
 from tests.fakeforge import FakeGitHub
 
 T = TypeVar("T")

@@ -23,15 +23,14 @@ from bot.forges.base import (
     CheckOutput,
     Conclusion,
     ForgeAdapter,
-    ForgeKind,
     LineCommentSync,
     LineFinding,
     Permission,
     PullRequestRef,
-    RepoRef,
     finding_marker,
 )
 from bot.forges.gitlab import GitLabForge
+from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 from tests.fakeforge.gitlab import FakeGitLab
 from tests.support.gitrepo import WorkRepo

@@ -14,8 +14,9 @@ import pytest
 
 from bot.errors import ForgeError, ForgeStatusError, PermanentForgeError, TransientForgeError
 from bot.forges import gitlab_commands as commands
-from bot.forges.base import ForgeKind, Permission, Reaction, RepoRef
+from bot.forges.base import Permission, Reaction
 from bot.forges.gitlab import GitLabForge
+from bot.repos import ForgeKind, RepoRef
 from tests.fakeforge.gitlab import FakeGitLab
 
 T = TypeVar("T")

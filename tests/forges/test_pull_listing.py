@@ -12,11 +12,12 @@ from typing import Any, TypeVar
 
 import pytest
 
-from bot.forges.base import ForgeAdapter, ForgeKind, PullRequestRef, RepoRef
+from bot.forges.base import ForgeAdapter, PullRequestRef
 from bot.forges.gitea import GiteaForge
 from bot.forges.github import GitHubForge
 from bot.forges.gitlab import GitLabForge
 from bot.forges.local import LocalForge
+from bot.repos import ForgeKind, RepoRef
 from tests.fakeforge import FakeGitHub
 from tests.fakeforge.gitea import FakeGitea, Flavor
 from tests.fakeforge.gitlab import FakeGitLab

@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 
 from bot.errors import PermanentForgeError
-from bot.forges.base import ForgeKind, RepoRef, RepositoryLookup
+from bot.forges.base import RepositoryLookup
 from bot.forges.gitea import GiteaForge
 from bot.forges.github import GitHubForge
 from bot.forges.gitlab import GitLabForge
 from bot.forges.responses import described_repository
+from bot.repos import ForgeKind, RepoRef
 from tests.fakeforge import FakeGitHub
 from tests.fakeforge.gitea import FakeGitea
 from tests.fakeforge.gitlab import FakeGitLab

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.forges.base import ForgeKind, GitCredentials, RepoRef
+from bot.forges.base import GitCredentials
 from bot.git.repository import git_environment
 from bot.git.store import GitStore
+from bot.repos import ForgeKind, RepoRef
 from tests.support.git_http import GitHttpServer
 from tests.support.git_shim import install_git_shim, recorded_argvs
 

@@ -19,9 +19,10 @@ import pytest
 
 from bot.cli.demo import build_repository
 from bot.errors import GitStoreError, PermanentForgeError, TransientForgeError
-from bot.forges.base import ForgeKind, GitCredentials, RepoRef
+from bot.forges.base import GitCredentials
 from bot.git.repository import git_environment
 from bot.git.store import GitStore, _scrub, _secrets
+from bot.repos import ForgeKind, RepoRef
 from tests.conftest import MakeRepo
 from tests.support.git_http import GitHttpServer
 

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 
 import yaml
 
-from bot.changes.overlay import overlay
 from bot.gate.codes import IssueCode, Severity
 from bot.gate.content.kustomize import resolve_reference
 from bot.gate.fixes import ignore_pattern_for
@@ -25,6 +24,7 @@ from bot.gate.report import Issue, TargetReport
 from bot.gate.run import run_gate
 from bot.gate.structural import BUILD_DIRECTIVES
 from bot.gate.suggest import suggest_for_target
+from bot.git.overlay import overlay
 from bot.git.snapshot import Snapshot
 from bot.ignore.rules import IGNORE_FILE
 from bot.onboarding.proposal import Proposal, ProposedTarget

@@ -5,9 +5,9 @@ nothing was edited."""
 
 from __future__ import annotations
 
-from bot.changes.overlay import overlay
 from bot.gate.codes import IssueCode
 from bot.gate.report import Verdict
+from bot.git.overlay import overlay
 from bot.git.snapshot import Snapshot
 from bot.onboarding.body import onboarding_body
 from bot.onboarding.rerender import proposal_at

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from bot.forges.base import Annotation, CheckOutput, Conclusion, ForgeKind, RepoRef
+from bot.forges.base import Annotation, CheckOutput, Conclusion
+from bot.repos import ForgeKind, RepoRef
 from bot.web import history as history_module
 from bot.web.history import (
     CHECK_CAP,

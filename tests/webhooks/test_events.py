@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from bot.repos import ForgeKind, RepoRef
 from bot.webhooks import (
     ACTIONABLE,
     ChangeRequestEvent,
@@ -15,12 +16,10 @@ from bot.webhooks import (
     CommentEvent,
     Delivery,
     Event,
-    ForgeKind,
     Ignored,
     InstallationEvent,
     PingEvent,
     PushEvent,
-    RepoRef,
     RequestedActionEvent,
     WebhookError,
     delivery_from_dict,

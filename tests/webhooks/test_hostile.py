@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from bot.webhooks import Delivery, ForgeKind, WebhookError, parse_delivery
+from bot.repos import ForgeKind
+from bot.webhooks import Delivery, WebhookError, parse_delivery
 from tests.conftest import load_fixture
 from tests.webhooks.helpers import gitea_headers, github_headers, gitlab_headers
 

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
+from bot.repos import ForgeKind
 from bot.webhooks import (
     ChangeRequestEvent,
     CommentEvent,
     Delivery,
-    ForgeKind,
     Ignored,
     InstallationEvent,
     PushEvent,

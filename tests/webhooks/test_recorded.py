@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from bot.repos import ForgeKind
 from bot.webhooks import (
     ChangeRequestEvent,
     CheckRerequestEvent,
     CommentEvent,
-    ForgeKind,
     Ignored,
     InstallationEvent,
     PingEvent,

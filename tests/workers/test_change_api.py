@@ -11,9 +11,10 @@ import pytest
 
 from bot.changes.plan import CreateChange, ObjectChange
 from bot.errors import TransientForgeError
+from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 from bot.state.memory import memory_state
-from bot.webhooks import ChangeApiEvent, ForgeKind, RepoRef, event_to_dict
+from bot.webhooks import ChangeApiEvent, event_to_dict
 from workers.change_api import change_of
 from workers.context import WorkerContext, build_context
 from workers.jobs import JOBS, run_delivery

@@ -16,20 +16,15 @@ from bot.checks.pipeline import CheckServices, run_check
 from bot.checks.request import CheckRequest, MergeBase, pull_request
 from bot.checks.trees import TreeSource, local_tree
 from bot.errors import IchorError
-from bot.forges.base import GitCredentials, RepoRef
+from bot.forges.base import GitCredentials
 from bot.forges.gitlab import GitLabForge
 from bot.forges.local import LocalForge
 from bot.gate.run import RegistryCache
 from bot.git.repository import GitRepository
+from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 from bot.state.memory import memory_state
-from bot.webhooks import (
-    ChangeRequestEvent,
-    CheckRerequestEvent,
-    ForgeKind,
-    PushEvent,
-    event_to_dict,
-)
+from bot.webhooks import ChangeRequestEvent, CheckRerequestEvent, PushEvent, event_to_dict
 from tests.support.gitops import base_files, configmap
 from tests.support.gitrepo import WorkRepo
 from workers.context import build_context, installed_context

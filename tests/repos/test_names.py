@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.webhooks.names import (
+from bot.repos.names import (
     clone_url_problem,
     gitea_repository,
     github_repository,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from bot.changes.overlay import overlay
 from bot.gate.policy import GatePolicy, TargetPolicy
 from bot.gate.report import Verdict
 from bot.gate.run import run_gate
+from bot.git.overlay import overlay
 from bot.git.snapshot import Snapshot
 
 CONFIGMAP = b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: NAME, namespace: web}\n"

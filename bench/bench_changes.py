@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench_check import FILES, TOUCHED, Worker, build_work_repo, pct  # noqa: E402
 
-from bot.changes.branch import change_branch  # noqa: E402
+from bot.changes.branch import change_branch, readable_branch  # noqa: E402
 from bot.gate.policy import TargetPolicy  # noqa: E402
 from bot.git.repository import git_environment  # noqa: E402
 from tests.e2e.harness import Bot  # noqa: E402
@@ -140,7 +140,7 @@ class Scenario:
         name = object_name(path)
         body = f"/approve {NAMESPACE}/{name}"
         comment = self.fake.add_comment(self.full_name, NUMBER, body, user=MAINTAINER)
-        branch = change_branch("approve", self.target, ("", "ConfigMap", NAMESPACE, name))
+        branch = self.branch(name)
         payload = self._comment_payload(comment["id"], body)
         reply = f"POST /repos/{self.full_name}/issues/{NUMBER}/comments 201"
         before = len(self.fake.calls)
@@ -164,15 +164,19 @@ class Scenario:
         replies = [c["body"] for c in self.fake.comments(self.full_name, NUMBER)][-2:]
         raise RuntimeError(f"no pull request for {body!r}; replies: {replies}")
 
+    def branch(self, name: str) -> str:
+        """The approval's branch: readable, as no other object holds it here."""
+        identity = ("", "ConfigMap", NAMESPACE, name)
+        return readable_branch("approve", identity) or change_branch(
+            "approve", self.target, identity
+        )
+
     def assert_pushed(self, path: str) -> None:
         """The bot's branch and the person's changed the same one line of the same file."""
         name = object_name(path)
         diffs = [
             self._bare("diff", "--numstat", "main", ref)
-            for ref in (
-                change_branch("approve", self.target, ("", "ConfigMap", NAMESPACE, name)),
-                f"person/approve-{name}",
-            )
+            for ref in (self.branch(name), f"person/approve-{name}")
         ]
         if diffs != [f"1\t1\t{path}\n"] * 2:
             raise RuntimeError(f"{path}: the changes differ from one line: {diffs}")

@@ -2,19 +2,21 @@
 the bot's own branch, or a reply saying why not.
 
 Order, holding the repository's lock: the base branch is fetched and the change planned from
-its tip, which names the branch (an object's branch hashes its whole identity, which only the
-base knows: ``Deployment`` may be ``Deployment.apps``). Then the open pull request on that
-branch is looked up (found, and its marker names this change: its URL, and nothing is built
-or pushed; found for anything else: a refusal, and nothing is pushed; a failed lookup is an
-error, never "none"). Then every written path is checked, the gate run on the result (a
-change it would refuse is not pushed), the commit built in the mirror with no checkout, and
-pushed once with a lease on the branch's value just read. A push that lost a race is tried
-again once, from a new fetch. Then the pull request.
+its tip, which gives the object's whole identity (only the base knows it: ``Deployment`` may
+be ``Deployment.apps``) and so its two branch names (:mod:`bot.changes.branch`). Then the open
+pull requests on them are looked up: one whose marker names this change is answered with its
+URL, and nothing is built or pushed; the readable branch is taken when no other object holds
+it, else the hashed one, where another change's open pull request is a refusal and nothing is
+pushed; a failed lookup is an error, never "none". Then every written path is checked, the
+gate run on the result (a change it would refuse is not pushed), the commit built in the
+mirror with no checkout, and pushed once with a lease on the branch's value just read. A push
+that lost a race is tried again once, from a new fetch. Then the pull request.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -22,7 +24,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bot.changes.body import MARKER, Impact, Requester, pr_body
-from bot.changes.marker import not_this_change, object_marker, taken_branch
+from bot.changes.branch import readable_branch
+from bot.changes.marker import (
+    change_trailer,
+    not_this_change,
+    object_marker,
+    taken_branch,
+    trailer_change,
+)
 from bot.changes.plan import (
     CreateChange,
     IgnoreChange,
@@ -40,6 +49,7 @@ from bot.errors import GitStoreError, IchorError
 from bot.forges.base import ForgeAdapter, GitCredentials, PullRequestRef
 from bot.gate.codes import Severity
 from bot.gate.content.cache import FactsCache
+from bot.gate.content.identity import Identity
 from bot.gate.policy import CONFIG_FILE, GatePolicy
 from bot.gate.report import Report
 from bot.gate.run import RegistryCache, run_gate
@@ -251,9 +261,10 @@ def _plan_check_push(
         planned = plan_object(change, config, base, read)
     if isinstance(planned, Refused):
         return planned
-    found = lookup(planned.branch)
-    if found is not None:
-        return _open_for(planned, found)
+    chosen = _choose_branch(planned, lookup, mirror, credentials)
+    if not isinstance(chosen, Planned):
+        return chosen
+    planned = chosen
     target = planned.target
     ignore_text = read(join(target.path, IGNORE_FILE) if target.path else IGNORE_FILE)
     matcher = (
@@ -309,6 +320,57 @@ def _plan_check_push(
     return _Pushed(planned, verdict)
 
 
+def _choose_branch(
+    planned: Planned, lookup: Lookup, mirror: Mirror, credentials: GitCredentials | None
+) -> Planned | _Open | Refused:
+    """The branch the change goes on (design.md 6), under the repository's lock: this
+    object's open pull request on its readable or its hashed branch, if there is one; else the
+    readable branch when no other object holds it; else the hashed one (refused while another
+    change's pull request is open on it)."""
+    if planned.marker is None:  # an /ignore: one branch, its target and pull request's
+        found = lookup(planned.branch)
+        return planned if found is None else _open_for(planned, found)
+    verb, _, identity = planned.marker
+    readable = readable_branch(verb, identity)
+    hashed = planned  # planned on the hashed branch
+    if readable is None:
+        found = lookup(hashed.branch)
+        return hashed if found is None else _open_for(hashed, found)
+    easy = dataclasses.replace(planned, branch=readable)
+    on_readable = lookup(readable)
+    if on_readable is not None and not_this_change(on_readable.body, *planned.marker) is None:
+        return _Open(readable, on_readable)
+    on_hashed = lookup(hashed.branch)  # held before by another object, perhaps
+    if on_hashed is not None and not_this_change(on_hashed.body, *planned.marker) is None:
+        return _Open(hashed.branch, on_hashed)
+    if on_readable is None and _free_for(mirror, credentials, readable, planned.marker):
+        return easy
+    return hashed if on_hashed is None else _open_for(hashed, on_hashed)
+
+
+def _free_for(
+    mirror: Mirror,
+    credentials: GitCredentials | None,
+    branch: str,
+    marker: tuple[str, str, Identity],
+) -> bool:
+    """Whether ``branch`` (with no open pull request) may take this change: it is not on the
+    forge, or its tip is a leftover (design.md 6: replaced under a lease) whose trailer names
+    this change or no change at all. A tip whose trailer names another change keeps the
+    branch: that change's pull request is opened after its push, outside the lock, so the
+    branch may be on its way to being that pull request's."""
+    there = remote_branch_head(mirror, credentials, branch)
+    if there is None:
+        return True
+    mirror.fetch(credentials, [f"refs/heads/{branch}"], want=[there])
+    try:
+        message = mirror.git(["log", "-1", "--format=%B", there]).decode("utf-8", "replace")
+    except GitStoreError:
+        return False
+    verb, target, identity = marker
+    return trailer_change(message) in (None, (verb, (target, identity)))
+
+
 def _open_for(planned: Planned, pull: PullRequestRef) -> _Open | Refused:
     """``pull``, open on the change's branch, when it is this change's: an object's only when
     its marker names this verb and object (:mod:`bot.changes.marker`)."""
@@ -347,6 +409,8 @@ def _message(planned: Planned, requester: Requester) -> str:
     if requester.link:
         lines.append(f"Requested-in: {requester.link}")
     lines.append(f"Requested-by: {' '.join(asked.split())}")
+    if planned.marker is not None:  # whose the branch is, before its pull request is open
+        lines.append(change_trailer(*planned.marker))
     return "\n".join(lines)
 
 

@@ -72,3 +72,31 @@ def taken_branch(
         f"{url} is open on {branch}, and it is not the pull request for {verb} "
         f"{identity_text(identity)} in {target} ({why}): nothing was pushed while it is open"
     )
+
+
+TRAILER = "Ichor-Change"
+_TRAILER_LINE = re.compile(rf"{TRAILER}: ([a-z]+) (\[.*\])")
+
+
+def change_trailer(verb: str, target: str, identity: Identity) -> str:
+    """``Ichor-Change: delete ["prod","apps","Deployment","web","frontend"]``: the last line of
+    an object change's commit, which says whose the branch is while no pull request is open on
+    it yet (it is opened after the push, outside the repository's lock)."""
+    return f"{TRAILER}: {verb} {identity_key(target, identity)}"
+
+
+def trailer_change(message: str) -> tuple[str, Subject] | None:
+    """The verb, target and identity a commit message's ``Ichor-Change`` trailer names; None
+    when it has none, or a malformed one."""
+    for line in reversed(message.splitlines()):
+        found = _TRAILER_LINE.fullmatch(line.strip())
+        if found is None:
+            continue
+        try:
+            parts = json.loads(found[2])
+        except (ValueError, RecursionError):
+            return None
+        if isinstance(parts, list) and len(parts) == 5 and all(isinstance(p, str) for p in parts):
+            return found[1], (parts[0], (parts[1], parts[2], parts[3], parts[4]))
+        return None
+    return None

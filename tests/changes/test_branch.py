@@ -1,4 +1,5 @@
-"""Branch names: deterministic, short, valid refs, never shared by two different objects."""
+"""Branch names: deterministic, short, valid refs; the hashed name never shared by two
+different objects, and the readable one tried first only where it is written as it is."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ from collections import Counter
 
 import pytest
 
-from bot.changes.branch import MAX_BRANCH_BYTES, change_branch, identity_key, ignore_branch
+from bot.changes.branch import (
+    MAX_BRANCH_BYTES,
+    change_branch,
+    identity_key,
+    ignore_branch,
+    readable_branch,
+)
 from bot.gate.content.identity import Identity
 
 VALID = re.compile(r"^ichor/[a-z0-9_-]+$")
@@ -141,3 +148,36 @@ def test_ignore_branches_sanitize_the_target_only() -> None:
     got = ignore_branch("Prod", 3)
     full = hashlib.sha256(b"ichor/ignore-Prod-pr3").hexdigest()[:8]
     assert got == f"ichor/ignore-prod-pr3-{full}" and VALID.match(got)
+
+
+@pytest.mark.parametrize(
+    ("identity", "readable"),
+    [
+        (("", "ConfigMap", "web", "frontend"), "ichor/approve-web-frontend"),
+        (("apps", "Deployment", "web-a", "b"), "ichor/approve-web-a-b"),
+        (("", "Namespace", "", "prod"), "ichor/approve-_cluster-prod"),
+        (("", "ConfigMap", "web", "settings-2"), "ichor/approve-web-settings-2"),
+        (("", "ConfigMap", "web", "a.b"), None),  # a dot: sanitized, so hashed
+        (("", "ConfigMap", "Web", "a"), None),
+        (("", "ConfigMap", "web", "a--b"), None),  # cleaning would change it
+        (("", "ConfigMap", "web", "x-1a2b3c4d"), None),  # would look like a hashed name
+        (("", "ConfigMap", "web", "a" * 90), None),  # over 100 bytes
+    ],
+)
+def test_the_readable_name_only_where_it_is_written_as_it_is(
+    identity: Identity, readable: str | None
+) -> None:
+    assert readable_branch("approve", identity) == readable
+
+
+def test_a_readable_name_is_never_another_objects_hashed_name() -> None:
+    """A readable name never ends like a hash, and every hashed name does: the two sets of
+    names cannot meet, so a readable branch is never another object's hashed one."""
+    rng = random.Random(20)
+    for _ in range(5000):
+        identity = (*rng.choice(KINDS), _part(rng), _part(rng))
+        readable = readable_branch("approve", identity)
+        hashed = change_branch("approve", "prod", identity)
+        assert re.search(r"-[0-9a-f]{8}$", hashed)
+        assert readable is None or not re.search(r"-[0-9a-f]{8}$", readable)
+        assert readable is None or VALID.match(readable)

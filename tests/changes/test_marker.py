@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from bot.changes.body import Impact, Requester, pr_body
-from bot.changes.marker import marked_object, not_this_change, object_marker, taken_branch
+from bot.changes.marker import (
+    change_trailer,
+    marked_object,
+    not_this_change,
+    object_marker,
+    taken_branch,
+    trailer_change,
+)
 from bot.gate.content.identity import Identity
 
 IMPACT = Impact("prod", ("Deployment.apps web/frontend",), ("clusters/prod/frontend.yaml",))
@@ -87,3 +94,16 @@ def test_one_identity_in_another_target_is_another_change() -> None:
     assert not_this_change(body, "delete", "staging", DEPLOYMENT) == (
         "it is for delete Deployment.apps web/frontend in prod"
     )
+
+
+def test_a_commit_trailer_names_its_change_and_reads_back() -> None:
+    identity: Identity = ("apps", "Deployment", "web", "frontend")
+    trailer = change_trailer("delete", "prod", identity)
+    assert trailer == 'Ichor-Change: delete ["prod","apps","Deployment","web","frontend"]'
+    message = (
+        f"ichor: delete Deployment web/frontend\n\nDeletes it.\n\nRequested-by: maria\n{trailer}\n"
+    )
+    assert trailer_change(message) == ("delete", ("prod", identity))
+    assert trailer_change("ichor: something\n\nRequested-by: maria\n") is None
+    assert trailer_change('Ichor-Change: delete ["prod"]') is None
+    assert trailer_change("Ichor-Change: delete [not json") is None

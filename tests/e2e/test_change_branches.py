@@ -1,7 +1,8 @@
 """End to end on each forge (issue 20): two different objects never share a change branch or
 pull request. ``ichor/<verb>-<namespace>-<name>`` alone would give ConfigMaps ``web-a/b`` and
 ``web/a-b`` one branch, and a Deployment and a Service of one name another: the second request
-was answered with the first object's pull request and nothing was done for it.
+was answered with the first object's pull request and nothing was done for it. Now the first
+keeps the readable name and the second, finding it held, takes its hashed one.
 
 A comment → ``ichor-bot serve`` → Redis → a real worker → a real ``git push`` (through ``git
 http-backend``) → a pull request on the fake forge; the same test on GitHub, GitLab and Gitea.
@@ -140,6 +141,7 @@ class OnGitLab:
     def __init__(self, fake: FakeGitLab, bot: Bot, tmp_path: Path) -> None:
         self.scenario = ChangeScenario(fake, bot, tmp_path)
         self.scenario.open_mr(self.IID, base=OBJECTS)
+        self.planted = 0
 
     def ask(self, command: str) -> str:
         reply, _ = self.scenario.ask(self.IID, command)
@@ -175,8 +177,9 @@ class OnGitLab:
         main = self.git("rev-parse", "main")
         self.git("update-ref", f"refs/heads/{branch}", main)
         fake, full = self.scenario.fake, self.scenario.full_name
+        self.planted += 1  # each planted merge request its own iid
         mr = fake.add_merge_request(
-            full, 90, main, main, branch, author=fake.bot_username, description=body
+            full, 89 + self.planted, main, main, branch, author=fake.bot_username, description=body
         )
         return str(mr["web_url"])
 
@@ -278,8 +281,8 @@ def test_configmaps_whose_names_join_alike_get_a_pull_request_each(forge: Forge)
     first = opened_for(forge, forge.ask("/ichor approve web-a/b"), "approve")
     second = opened_for(forge, forge.ask("/ichor approve web/a-b"), "approve")
     assert first != second and len(forge.pulls()) == 2
-    # Each branch keeps the readable part and ends in its own object's hash.
-    assert re.fullmatch(r"ichor/approve-web-a-b-[0-9a-f]{8}", first[0]), first
+    # The first keeps the readable name; the second finds it held and ends in its own hash.
+    assert first[0] == "ichor/approve-web-a-b"
     assert re.fullmatch(r"ichor/approve-web-a-b-[0-9a-f]{8}", second[0]), second
     assert changed(forge, first[0]) == [WEB_A_B]
     assert changed(forge, second[0]) == [WEB_AB]
@@ -294,6 +297,7 @@ def test_a_deployment_and_a_service_of_one_name_get_a_pull_request_each(forge: F
     deployment = opened_for(forge, forge.ask("/ichor delete Deployment web/frontend"), "delete")
     service = opened_for(forge, forge.ask("/ichor delete Service web/frontend"), "delete")
     assert deployment != service and len(forge.pulls()) == 2
+    assert (deployment[0], service[0]) == ("ichor/delete-web-frontend", SERVICE_BRANCH)
     assert changed(forge, deployment[0]) == [DEPLOYMENT]
     assert changed(forge, service[0]) == [SERVICE]
     # Naming the group too is the same object, so the same branch and pull request.
@@ -322,26 +326,59 @@ def test_two_objects_asked_for_at_once_get_a_pull_request_each(
 
 
 DEPLOYMENT_MARKER = '<!-- ichor:change delete ["prod","apps","Deployment","web","frontend"] -->'
-SERVICE_BRANCH = "ichor/delete-web-frontend-441692b2"  # the Service's, as branch.py makes it
+DEPLOYMENT_TRAILER = 'Ichor-Change: delete ["prod","apps","Deployment","web","frontend"]'
+READABLE = "ichor/delete-web-frontend"
+SERVICE_BRANCH = "ichor/delete-web-frontend-441692b2"  # the Service's hashed name (branch.py)
+BODIES = [
+    (
+        f"{DEPLOYMENT_MARKER}\nDeletes Deployment web/frontend.",
+        "it is for delete Deployment.apps web/frontend in prod",
+    ),
+    (
+        "Someone rewrote this description.",
+        "its description does not say which object it is for: was it edited?",
+    ),
+]
 
 
-@pytest.mark.parametrize(
-    ("body", "why"),
-    [
-        (
-            f"{DEPLOYMENT_MARKER}\nDeletes Deployment web/frontend.",
-            "it is for delete Deployment.apps web/frontend in prod",
-        ),
-        (
-            "Someone rewrote this description.",
-            "its description does not say which object it is for: was it edited?",
-        ),
-    ],
-    ids=["another-object", "edited"],
-)
+def ichor_branches(forge: Forge) -> dict[str, str]:
+    listed = forge.git("for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads/")
+    return dict(line.split() for line in listed.splitlines() if line.startswith("ichor/"))
+
+
+@pytest.mark.parametrize("body", [b for b, _ in BODIES], ids=["another-object", "edited"])
+def test_a_readable_branch_held_by_another_pull_request_is_left_to_it(
+    forge: Forge, body: str
+) -> None:
+    url = forge.plant(READABLE, body)
+    main = forge.git("rev-parse", "main")
+    branch, _ = opened_for(forge, forge.ask("/ichor delete Service web/frontend"), "delete")
+    assert branch == SERVICE_BRANCH and changed(forge, branch) == [SERVICE]
+    # Not that pull request's URL as this object's, and its branch is where it was.
+    assert forge.pulls()[READABLE] == url and ichor_branches(forge)[READABLE] == main
+
+
+def test_a_readable_branch_whose_tip_is_another_change_is_left_to_it(forge: Forge) -> None:
+    """Another object's change pushed, its pull request not open yet (it opens after the
+    lock is let go): the commit's trailer says whose the branch is."""
+    main = forge.git("rev-parse", "main")
+    message = f"ichor: delete Deployment web/frontend\n\n{DEPLOYMENT_TRAILER}"
+    theirs = forge.git("commit-tree", f"{main}^{{tree}}", "-p", main, "-m", message)
+    forge.git("update-ref", f"refs/heads/{READABLE}", theirs)
+    branch, _ = opened_for(forge, forge.ask("/ichor delete Service web/frontend"), "delete")
+    assert branch == SERVICE_BRANCH
+    assert ichor_branches(forge) == {
+        READABLE: theirs,
+        SERVICE_BRANCH: forge.git("rev-parse", SERVICE_BRANCH),
+    }
+
+
+@pytest.mark.parametrize(("body", "why"), BODIES, ids=["another-object", "edited"])
 def test_a_pull_request_on_the_branch_that_is_not_this_objects_is_never_returned(
     forge: Forge, body: str, why: str
 ) -> None:
+    """Both of the Service's names held by pull requests that are not its own: refused."""
+    forge.plant(READABLE, body)
     url = forge.plant(SERVICE_BRANCH, body)
     main = forge.git("rev-parse", "main")
     reply = forge.ask("/ichor delete Service web/frontend")
@@ -350,9 +387,6 @@ def test_a_pull_request_on_the_branch_that_is_not_this_objects_is_never_returned
         f"Service web/frontend in prod ({why}): nothing was pushed while it is open"
     )
     assert reply == f"`/delete` changed nothing: {plain(refusal)}."
-    # Not that pull request's URL as this object's, and its branch is where it was.
-    assert forge.pulls() == {SERVICE_BRANCH: url}
+    assert forge.pulls()[SERVICE_BRANCH] == url
     assert forge.pushes() == 0
-    listed = forge.git("for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads/")
-    ours = [line for line in listed.splitlines() if line.startswith("ichor/")]
-    assert ours == [f"{SERVICE_BRANCH} {main}"]
+    assert ichor_branches(forge) == {READABLE: main, SERVICE_BRANCH: main}

@@ -65,7 +65,7 @@ WIDGET_TEXT = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, nam
 AUTHOR, MAINTAINER, READER = "alice", "maria", "rita"
 NUMBER = 7
 APPROVE = "/approve web/settings mode=canary"
-BRANCH = "ichor/approve-web-settings-00e2e604"  # the readable part, the identity's hash
+BRANCH = "ichor/approve-web-settings"  # readable: no other object holds it
 IDENTITY = "ichor-bot <ichor-bot@users.noreply.127.0.0.1>"  # the token's user, on the forge's host
 
 
@@ -247,7 +247,8 @@ def test_approve_opens_one_pull_request_and_a_second_ask_finds_it(pr: Changes) -
     assert pr.git("log", "-1", "--format=%an <%ae>|%cn <%ce>|%B", BRANCH) == (
         f"{IDENTITY}|{IDENTITY}|"
         "ichor: approve ConfigMap web/settings\n\nMarks ConfigMap web/settings as approved.\n\n"
-        f"Requested-in: {link}\nRequested-by: maria"
+        f"Requested-in: {link}\nRequested-by: maria\n"
+        'Ichor-Change: approve ["prod","","ConfigMap","web","settings"]'
     )
     remote = pr.remote_argvs(run)
 

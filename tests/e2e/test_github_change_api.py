@@ -43,7 +43,7 @@ DOCUMENT: dict[str, Any] = {
     "data": {"mode": "canary", "state": "approved"},
 }
 NEW_FILE = "clusters/prod/new/settings-2.yaml"
-BRANCH = "ichor/create-web-settings-2-aa4ea20d"  # the readable part, the identity's hash
+BRANCH = "ichor/create-web-settings-2"  # readable: no other object holds it
 
 
 @pytest.fixture(scope="module")

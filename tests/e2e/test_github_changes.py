@@ -64,7 +64,7 @@ def pushes(fake: FakeGitHub) -> int:
 def test_approve_an_object_opens_one_pull_request_with_the_exact_edit(pr: Commands) -> None:
     pr.comment("/approve web/settings mode=canary")
     run = pr.work_once()
-    branch = "ichor/approve-web-settings-00e2e604"
+    branch = "ichor/approve-web-settings"
     assert pr.replies() and "Opened" in pr.replies()[-1], (pr.replies(), run.log[-3000:])
     opened = [p for p in pr.fake.pulls(pr.full_name) if p["head"]["ref"] == branch]
     assert len(opened) == 1 and opened[0]["base"]["ref"] == "main"
@@ -140,7 +140,7 @@ def test_an_unauthorized_commenter_gets_a_reply_and_no_pull_request(pr: Commands
 def test_delete_removes_the_file_when_nothing_else_is_left(pr: Commands) -> None:
     pr.comment("/delete ConfigMap web/settings in prod")
     pr.work_once()
-    branch = "ichor/delete-web-settings-00e2e604"
+    branch = "ichor/delete-web-settings"
     main = git(pr.bare, "rev-parse", "main").strip()
     assert git(pr.bare, "diff", "--name-status", main, branch).split() == ["D", SETTINGS]
     pr.assert_clean()
@@ -167,7 +167,7 @@ def test_two_workers_given_the_same_request_open_exactly_one_pull_request(
             worker.kill()
     replies = pr.replies()
     assert len(replies) == 2, [w.log for w in workers]
-    branch = "ichor/approve-web-settings-00e2e604"
+    branch = "ichor/approve-web-settings"
     opened = [p for p in pr.fake.pulls(pr.full_name) if p["head"]["ref"] == branch]
     assert len(opened) == 1
     assert all(opened[0]["html_url"] in r for r in replies), replies

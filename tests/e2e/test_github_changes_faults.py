@@ -21,7 +21,7 @@ from tests.e2e.test_github_commands import AUTHOR, Commands
 from tests.fakeforge import FakeGitHub
 from tests.fakeforge.fixtures import fake_github  # noqa: F401 - the fixture
 
-BRANCH = "ichor/approve-web-settings-00e2e604"  # the readable part, the identity's hash
+BRANCH = "ichor/approve-web-settings"  # readable: no other object holds it
 APPROVE = "/approve web/settings mode=canary"
 LEASE = f"--force-with-lease=refs/heads/{BRANCH}:"
 APPROVED = (

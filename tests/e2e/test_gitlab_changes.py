@@ -20,7 +20,8 @@ from tests.e2e.gitlab_commands import MAINTAINER, READER, forget_commands_state
 from tests.e2e.harness import Bot, running_bot
 from tests.fakeforge.gitlab import FakeGitLab
 
-BRANCH = "ichor/approve-web-settings-00e2e604"  # the readable part, the identity's hash
+BRANCH = "ichor/approve-web-settings"  # readable: no other object holds it
+HASHED = "ichor/approve-web-settings-00e2e604"  # its hashed name, looked up too
 APPROVE = "/ichor approve web/settings mode=canary"  # GitLab runs its own /approve first
 APPROVED = (
     ORIGINAL.replace("mode: prod", "mode: canary").replace("state: pending", "state: approved")
@@ -80,16 +81,16 @@ def test_approve_opens_one_merge_request_then_finds_it(scenario: ChangeScenario)
         f"POST {mr41}/notes/1/award_emoji 201",
         "GET /api/v4/users 200",
         f"GET {api}/members/all/{scenario.ids[MAINTAINER]} 200",
-        f"GET {api}/merge_requests 200",  # the open one on the branch: none
+        f"GET {api}/merge_requests 200",  # the open one on the readable branch: none
+        f"GET {api}/merge_requests 200",  # and on the hashed one: none
         f"POST {api}/merge_requests 201",
         f"POST {mr41}/notes 201",
     ]
-    (lookup,) = [c for c in scenario.fake.calls if c.route == "list_mrs"]
-    assert lookup.query == {
-        "state": "opened",
-        "source_branch": BRANCH,
-        "target_branch": "main",
-    }
+    lookups = [c.query for c in scenario.fake.calls if c.route == "list_mrs"]
+    assert lookups == [
+        {"state": "opened", "source_branch": branch, "target_branch": "main"}
+        for branch in (BRANCH, HASHED)
+    ]
     assert scenario.branches() == [BRANCH] and scenario.pushes() == 1
     assert leases(scenario) == [LEASE]  # the branch must not exist yet
     assert_approved_on(scenario)
@@ -100,7 +101,8 @@ def test_approve_opens_one_merge_request_then_finds_it(scenario: ChangeScenario)
         "ichor: approve ConfigMap web/settings\n\n"
         "Marks ConfigMap web/settings as approved.\n\n"
         f"Requested-in: {note}\n"
-        "Requested-by: maintainer\n\n"
+        "Requested-by: maintainer\n"
+        'Ichor-Change: approve ["prod","","ConfigMap","web","settings"]\n\n'
     )
     (mr,) = scenario.change_mrs()
     assert (mr["source_branch"], mr["target_branch"], mr["state"]) == (BRANCH, "main", "opened")
@@ -167,7 +169,8 @@ def test_a_lost_answer_to_opening_the_merge_request_opens_one(scenario: ChangeSc
     (mr,) = scenario.change_mrs()
     opened = [c for c in scenario.fake.calls_summary() if "/merge_requests" in c and "/51" not in c]
     assert opened == [
-        f"GET {scenario.api}/merge_requests 200",
+        f"GET {scenario.api}/merge_requests 200",  # the readable branch's
+        f"GET {scenario.api}/merge_requests 200",  # the hashed one's
         f"POST {scenario.api}/merge_requests 502",  # it was opened; the answer was lost
         f"POST {scenario.api}/merge_requests 409",
         f"GET {scenario.api}/merge_requests 200",
@@ -300,7 +303,7 @@ def test_a_change_the_gate_would_refuse_is_not_pushed(scenario: ChangeScenario) 
     # The Widget itself may go: the result is accepted, and the file is removed.
     reply, _ = scenario.ask(50, "/delete Widget web/small in prod")
     (mr,) = scenario.change_mrs()
-    branch = "ichor/delete-web-small-6b09f221"
+    branch = "ichor/delete-web-small"
     assert mr["source_branch"] == branch and mr["target_branch"] == "main"
     assert reply == f"Opened {mr['web_url']} for `/delete`."
     main = scenario.rev("main")

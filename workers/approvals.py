@@ -4,48 +4,51 @@ bot's reply, then let the check run again (the command job re-checks once at the
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from bot.approvals.fingerprints import fingerprints
 from bot.approvals.model import Approval
 from bot.approvals.seen import approval_scope, seen_by
 from bot.checks.approvals import load_approvals
 from bot.checks.evaluate import evaluate_head
-from bot.commands import approval_replies
+from bot.commands import Command, approval_replies
+from workers.command_run import CommandOutcome, CommandRun
 from workers.services import check_services
 
-if TYPE_CHECKING:
-    from workers.commands import CommandRun
 
-
-async def approve_head(run: CommandRun) -> None:
+async def approve_head(run: CommandRun, command: Command) -> CommandOutcome:
     request = run.head_request("approve")
     forge = run.adapter.forge
     services = check_services(run.context, run.adapter, run.forge, resume=False)
     evaluated = await evaluate_head(request, services)
     objects = evaluated[1].objects if evaluated is not None else ()
     if not objects:
-        run.sections.append(approval_replies.nothing_to_approve(request.head_sha))
-        run.audit("approve", "refused: nothing waits for approval")
-        return
+        return CommandOutcome.of(
+            "approve",
+            "refused: nothing waits for approval",
+            approval_replies.nothing_to_approve(request.head_sha),
+        )
     # Only what the approver could have seen: the head may have moved since the comment.
     if run.asked is None:
-        run.sections.append(approval_replies.comment_time_unknown(request.head_sha))
-        run.audit("approve", "refused: the comment's time is not known")
-        return
+        return CommandOutcome.of(
+            "approve",
+            "refused: the comment's time is not known",
+            approval_replies.comment_time_unknown(request.head_sha),
+        )
     shown = await asyncio.to_thread(run.context.state.shown.shown, run.pull_key)
     if shown is None:
-        run.sections.append(approval_replies.no_record_of_checks(request.head_sha))
-        run.audit("approve", "refused: no record of what the checks showed")
-        run.recheck = True
-        return
+        return CommandOutcome.of(
+            "approve",
+            "refused: no record of what the checks showed",
+            approval_replies.no_record_of_checks(request.head_sha),
+            recheck=True,
+        )
     scope = approval_scope(objects, seen_by(run.asked, shown))
     if not scope.covered:
-        run.sections.append(
-            approval_replies.nothing_seen(request.head_sha, scope.unseen, run.asked)
+        return CommandOutcome.of(
+            "approve",
+            "refused: no object it covers was shown before it",
+            approval_replies.nothing_seen(request.head_sha, scope.unseen, run.asked),
         )
-        run.audit("approve", "refused: no object it covers was shown before it")
-        return
     store = run.context.state.approvals
     # Rebuilt from the forge first when Redis has lost them, so recording one keeps the rest.
     await load_approvals(forge, store, run.repo, run.number, run.pull_key)
@@ -56,23 +59,27 @@ async def approve_head(run: CommandRun) -> None:
         source=run.source,
     )
     await asyncio.to_thread(store.record, run.pull_key, approval)
-    run.sections.append(approval_replies.approved(approval, scope.covered))
+    sections = [approval_replies.approved(approval, scope.covered)]
     if scope.unseen:
-        run.sections.append(approval_replies.not_covered(scope.unseen, run.asked))
-    run.recheck = True
+        sections.append(approval_replies.not_covered(scope.unseen, run.asked))
     unseen = f"; {len(scope.unseen)} shown later not covered" if scope.unseen else ""
-    run.audit("approve", "done" + unseen)
+    return CommandOutcome.of("approve", "done" + unseen, *sections, recheck=True)
 
 
-async def withdraw_approval(run: CommandRun) -> None:
+async def withdraw_approval(run: CommandRun, command: Command) -> CommandOutcome:
     store = run.context.state.approvals
     forge = run.adapter.forge
     await load_approvals(forge, store, run.repo, run.number, run.pull_key)
     removed = await asyncio.to_thread(store.withdraw, run.pull_key, run.actor)
     if removed is None:
-        run.sections.append(approval_replies.nothing_to_withdraw(run.actor))
-        run.audit("approve", "refused: no approval to withdraw")
-        return
-    run.sections.append(approval_replies.withdrawn(run.actor, run.source))
-    run.recheck = True
-    run.audit("approve", "done: withdrawn")
+        return CommandOutcome.of(
+            "approve",
+            "refused: no approval to withdraw",
+            approval_replies.nothing_to_withdraw(run.actor),
+        )
+    return CommandOutcome.of(
+        "approve",
+        "done: withdrawn",
+        approval_replies.withdrawn(run.actor, run.source),
+        recheck=True,
+    )

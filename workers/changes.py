@@ -4,37 +4,44 @@ the pull request, or why there is none."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from bot.changes.body import Requester
 from bot.changes.engine import ChangeOutcome, ChangeRequest, ChangeServices, open_change
 from bot.changes.plan import IgnoreChange, ObjectChange
 from bot.changes.safety import anchored
-from bot.commands import ApproveObject, DeleteObject, IgnorePattern, RejectObject, replies
+from bot.commands import (
+    ApproveObject,
+    Command,
+    DeleteObject,
+    IgnorePattern,
+    RejectObject,
+    replies,
+)
 from bot.git.commit import GitIdentity
-
-if TYPE_CHECKING:
-    from workers.commands import CommandRun
+from workers.command_run import AuditRecord, CommandOutcome, CommandRun
 
 ChangeCommand = ApproveObject | RejectObject | DeleteObject | IgnorePattern
 
 
-async def change_command(run: CommandRun, command: ChangeCommand) -> None:
+async def change_command(run: CommandRun, command: Command) -> CommandOutcome:
+    assert isinstance(command, ChangeCommand)  # filed under these types in the table
     verb = command.verb
     adapter = run.adapter
     pull = run.pull
-    if adapter.open_mirror is None or pull is None:
-        run.sections.append(replies.refused(verb, "this forge cannot take change pull requests"))
-        run.audit(verb, "refused: no change pull requests on this forge")
-        return
+    if adapter.open_mirror is None:
+        return CommandOutcome.of(
+            verb,
+            "refused: no change pull requests on this forge",
+            replies.refused(verb, "this forge cannot take change pull requests"),
+        )
     link = await _comment_link(run)
     requester = Requester(run.actor, link)
     if isinstance(command, IgnorePattern):
         if pull.from_fork or pull.head_ref is None:
-            run.sections.append(_lines_for_a_fork(command))
-            run.audit(verb, "refused: a fork's branch; the lines were replied")
-            return
+            return CommandOutcome.of(
+                verb, "refused: a fork's branch; the lines were replied", _lines_for_a_fork(command)
+            )
         change: ObjectChange | IgnoreChange = IgnoreChange(
             command.pattern, run.actor, command.target, run.number
         )
@@ -55,14 +62,14 @@ async def change_command(run: CommandRun, command: ChangeCommand) -> None:
     )
     request = ChangeRequest(run.repo, run.forge, change, base, requester, config_branch=rules)
     outcome = await open_change(request, services)
-    run.sections.append(_said(verb, outcome))
-    run.audit(
+    audit = AuditRecord(
         verb,
         audit_result(outcome),
         pr_url=outcome.pull_request_url,
         target=command.target,
         object=_object_of(command),
     )
+    return CommandOutcome((_said(verb, outcome),), audit)
 
 
 def _object_of(command: ChangeCommand) -> str:
@@ -99,7 +106,7 @@ def _object_change(command: ChangeCommand, actor: str) -> ObjectChange:
 
 async def _comment_link(run: CommandRun) -> str | None:
     """The triggering comment's URL, for the pull request's body (a button: the PR's)."""
-    url = run.pull.url if run.pull is not None else None
+    url = run.pull.url
     if not url or run.source.startswith("check_run:") or not run.source.isdigit():
         return url
     anchor = "note_" if run.forge == "gitlab" else "issuecomment-"

@@ -5,6 +5,12 @@ base branch's ``.ichor.yaml`` (a repository without one gets no reaction and no 
 another tool's ``/approve`` is left alone); react with ``eyes``; run each command after its
 permission check; post at most one reply, and only when there is something to read; audit
 each command; re-run the check once when a command changed what it decides.
+
+Each command's handler is looked up in :data:`HANDLERS` by the command's type. It reads the
+run (:class:`workers.command_run.CommandRun`, frozen) and returns a
+:class:`~workers.command_run.CommandOutcome`: its reply sections, its audit record, whether to
+re-check. This module folds the outcomes into the one reply, the audit records and the one
+re-check; the handlers (:mod:`workers.approvals`, :mod:`workers.changes`) never import it.
 """
 
 from __future__ import annotations
@@ -12,21 +18,25 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from bot.approvals.seen import Asked, AskedAt, AskedOn
 from bot.checks.pipeline import run_check
-from bot.checks.request import CheckRequest, MergeBase, acted_on, pull_request
+from bot.checks.request import acted_on
 from bot.commands import (
     ApproveCancel,
     ApproveHead,
+    ApproveObject,
     Command,
     CommandProblem,
+    DeleteObject,
     Help,
+    IgnorePattern,
     ParsedComment,
     Recheck,
+    RejectObject,
     help_text,
     parse_comment,
     replies,
@@ -37,12 +47,12 @@ from bot.errors import ForgeError, IchorError, PermanentForgeError
 from bot.forges.base import Permission, PullRequestRef
 from bot.repos import RepoRef
 from bot.state.audit import AuditTrail, utc_now
-from bot.state.base import pull_key
 from bot.web.outcomes import Unposted
 from bot.webhooks import CommentEvent, RequestedActionEvent
 from workers.approvals import approve_head, withdraw_approval
 from workers.base_config import read_base_config
 from workers.changes import change_command
+from workers.command_run import CommandOutcome, CommandRun, Handler
 from workers.context import Adapter, WorkerContext
 from workers.outcomes import not_posted
 from workers.services import check_services, ran_before
@@ -54,17 +64,9 @@ BUTTONS: dict[str, type[ApproveHead] | type[Recheck]] = {"approve": ApproveHead,
 
 
 @dataclass(frozen=True, slots=True)
-class _Audit:
-    verb: str
-    result: str
-    pr_url: str | None
-    target: str | None
-    object: str | None
-
-
-@dataclass
-class CommandRun:
-    """One comment's (or one button's) commands, and what running them produced."""
+class _Asking:
+    """Who asked what of which pull request, before the pull request and its base branch's
+    ``.ichor.yaml`` are read (the audit records name them even when reading fails)."""
 
     context: WorkerContext
     adapter: Adapter
@@ -74,70 +76,48 @@ class CommandRun:
     number: int
     actor: str
     source: str  # the comment's id, or check_run:<id>
-    # When the comment was written, or the head of the check whose button was pressed: what
-    # an /approve may cover (None: the forge did not say).
-    asked: Asked | None = None
-    pull: PullRequestRef | None = None
-    config: ConfigResult | None = None
-    sections: list[str] = field(default_factory=list)
-    recheck: bool = False
-    resume: bool = False  # the job ran before: the check it started may exist
-    results: list[str] = field(default_factory=list)
-    audits: list[_Audit] = field(default_factory=list)
+    asked: Asked | None
+    resume: bool  # the job ran before: the check it started may exist
 
-    @property
-    def pull_key(self) -> str:
-        return pull_key(self.forge, self.repo.full_name, self.number)
-
-    def head_request(self, purpose: str) -> CheckRequest:
-        """The check of the pull request's current head, as a new delivery would ask it."""
-        pull = self.pull
-        if pull is None or pull.head_sha is None or pull.base_ref is None:
-            raise PermanentForgeError(f"{self.repo.full_name}#{self.number}: its head is not known")
-        return pull_request(
+    def run(self, pull: PullRequestRef, config: ConfigResult) -> CommandRun:
+        return CommandRun(
+            self.context,
+            self.adapter,
+            self.forge,
+            self.delivery,
             self.repo,
-            pull.head_sha,
-            MergeBase(pull.base_sha, pull.base_ref),
             self.number,
-            forge=self.forge,
-            external_id=f"{self.delivery}:{purpose}",
-            pull_head_ref=self.adapter.forge.pull_head_ref,
-            author=pull.author,
+            self.actor,
+            self.source,
+            self.asked,
+            pull,
+            config,
+            self.resume,
         )
 
-    def audit(
-        self,
-        verb: str,
-        result: str,
-        *,
-        pr_url: str | None = None,
-        target: str | None = None,
-        object: str | None = None,
-    ) -> None:
-        """Kept until the commands have run, then written off the event loop (the store is
-        Redis): see :func:`_audited`."""
-        self.results.append(f"{verb}: {result}")
-        self.audits.append(_Audit(verb, result, pr_url, target, object))
 
-
-def _audited(run: CommandRun, work: Coroutine[Any, Any, bool]) -> bool:
-    """Run the commands, then write their audit records, even when the run failed."""
+def _audited(
+    asking: _Asking, outcomes: list[CommandOutcome], work: Coroutine[Any, Any, bool]
+) -> bool:
+    """Run the commands, then write the audit records of their outcomes off the event loop
+    (the store is Redis), even when the run failed."""
     try:
-        return run.context.run(work)
+        return asking.context.run(work)
     finally:
-        trail = AuditTrail(run.context.state.audit, clock=utc_now)
-        for entry in run.audits:
+        trail = AuditTrail(asking.context.state.audit, clock=utc_now)
+        for outcome in outcomes:
+            entry = outcome.audit
             trail.record(
                 pr_url=entry.pr_url,
                 target=entry.target,
                 object=entry.object,
-                forge=run.forge,
-                repo=run.repo.full_name,
-                actor=run.actor,
+                forge=asking.forge,
+                repo=asking.repo.full_name,
+                actor=asking.actor,
                 verb=entry.verb,
                 result=entry.result,
-                number=run.number,
-                delivery=run.delivery,
+                number=asking.number,
+                delivery=asking.delivery,
             )
 
 
@@ -152,7 +132,7 @@ def comment_job(context: WorkerContext, forge: str, delivery_id: str, event: obj
     if not parsed.commands and not parsed.problems:
         return {**summary, "handled": False, "why": "no command"}
     try:
-        run = _command_run(
+        asking = _asking(
             context,
             forge,
             delivery_id,
@@ -163,8 +143,9 @@ def comment_job(context: WorkerContext, forge: str, delivery_id: str, event: obj
         )
     except PermanentForgeError as exc:
         return {**summary, "handled": False, **_no_adapter(forge, event.repo, exc)}
-    handled = _audited(run, _run_comment(run, parsed))
-    return {**summary, "handled": handled, "results": run.results}
+    outcomes: list[CommandOutcome] = []
+    handled = _audited(asking, outcomes, _run_comment(asking, parsed, outcomes))
+    return {**summary, "handled": handled, "results": [o.audit.line for o in outcomes]}
 
 
 def requested_action_job(
@@ -177,7 +158,7 @@ def requested_action_job(
     if command is None or event.actor_is_bot or not event.pull_numbers:
         return {**summary, "handled": False, "why": "not a button of ours on a pull request"}
     try:
-        run = _command_run(
+        asking = _asking(
             context,
             forge,
             delivery_id,
@@ -189,11 +170,12 @@ def requested_action_job(
     except PermanentForgeError as exc:
         return {**summary, "handled": False, **_no_adapter(forge, event.repo, exc)}
     parsed = ParsedComment((command(1),), (), truncated=False)
-    handled = _audited(run, _run_commands(run, parsed, react_to=None))
-    return {**summary, "handled": handled, "results": run.results}
+    outcomes: list[CommandOutcome] = []
+    handled = _audited(asking, outcomes, _run_commands(asking, parsed, outcomes, react_to=None))
+    return {**summary, "handled": handled, "results": [o.audit.line for o in outcomes]}
 
 
-def _command_run(
+def _asking(
     context: WorkerContext,
     forge: str,
     delivery_id: str,
@@ -201,11 +183,11 @@ def _command_run(
     installation_id: int | None,
     who: tuple[int, str, str],  # the pull request, the actor, what asked (comment or button)
     asked: Asked | None,
-) -> CommandRun:
+) -> _Asking:
     """Raises PermanentForgeError when the forge's adapter cannot be built."""
     adapter = context.adapter_for(forge, repo.full_name)
     number, actor, source = who
-    run = CommandRun(
+    return _Asking(
         context,
         adapter,
         forge,
@@ -215,9 +197,8 @@ def _command_run(
         actor,
         source,
         asked,
+        ran_before(context),
     )
-    run.resume = ran_before(context)
-    return run
 
 
 def _no_adapter(forge: str, repo: RepoRef, exc: PermanentForgeError) -> Summary:
@@ -236,49 +217,59 @@ def _asked_at(created_at: str | None) -> AskedAt | None:
         return None
 
 
-async def _run_comment(run: CommandRun, parsed: ParsedComment) -> bool:
-    bot = await run.adapter.forge.bot_login(run.repo)
-    if run.actor.casefold() == bot.casefold():
+async def _run_comment(
+    asking: _Asking, parsed: ParsedComment, outcomes: list[CommandOutcome]
+) -> bool:
+    bot = await asking.adapter.forge.bot_login(asking.repo)
+    if asking.actor.casefold() == bot.casefold():
         return False  # the bot's own reply quotes commands; it never answers itself
-    return await _run_commands(run, parsed, react_to=run.source)
+    return await _run_commands(asking, parsed, outcomes, react_to=asking.source)
 
 
-async def _run_commands(run: CommandRun, parsed: ParsedComment, *, react_to: str | None) -> bool:
-    forge = run.adapter.forge
-    run.pull = await forge.get_pull_request(run.repo, run.number)
-    run.config = await read_base_config(run.adapter, run.repo, run.pull)
-    if not run.config.present:
-        log.info("%s: no .ichor.yaml on the base branch; commands ignored", run.repo.full_name)
+async def _run_commands(
+    asking: _Asking,
+    parsed: ParsedComment,
+    outcomes: list[CommandOutcome],  # each command's, as it ends: audited even if a later fails
+    *,
+    react_to: str | None,
+) -> bool:
+    forge = asking.adapter.forge
+    pull = await forge.get_pull_request(asking.repo, asking.number)
+    config = await read_base_config(asking.adapter, asking.repo, pull)
+    if not config.present:
+        log.info("%s: no .ichor.yaml on the base branch; commands ignored", asking.repo.full_name)
         return False
+    run = asking.run(pull, config)
     if react_to is not None:
         try:
             await forge.add_reaction(run.repo, run.number, react_to, "eyes")
         except ForgeError as exc:  # an acknowledgement, not the command: go on
             log.warning("%s#%d: no reaction: %s", run.repo.full_name, run.number, exc)
-    _problems(run, parsed.problems)
+    outcomes.extend(_problems(run, parsed.problems))
     for command in parsed.commands:
-        await _one(run, command)
-    body = replies.compose(run.sections)
+        outcomes.append(await _one(run, command))
+    body = replies.compose(section for outcome in outcomes for section in outcome.sections)
     if body is not None:  # first: an approval's reply is its durable record
         await forge.post_comment(run.repo, run.number, body)
-    if run.recheck:
+    if any(outcome.recheck for outcome in outcomes):  # once, however many asked
         await _check_again(run)
     return True
 
 
-def _problems(run: CommandRun, problems: Sequence[CommandProblem]) -> None:
+def _problems(run: CommandRun, problems: Sequence[CommandProblem]) -> list[CommandOutcome]:
+    """One reply section for the usage problems (each audited), and help for an unknown verb."""
+    outcomes = []
     usage = [p for p in problems if p.kind != "unknown-verb"]
-    if usage:
-        run.sections.append(replies.usage_problems(usage))
-        for problem in usage:
-            run.audit(problem.verb, f"usage: {problem.message}")
+    for i, problem in enumerate(usage):
+        section = (replies.usage_problems(usage),) if i == 0 else ()
+        outcomes.append(CommandOutcome.of(problem.verb, f"usage: {problem.message}", *section))
     if len(usage) < len(problems):
-        run.sections.append(_help(run))
-        run.audit("help", "done")
+        outcomes.append(CommandOutcome.of("help", "done", _help(run)))
+    return outcomes
 
 
 def _help(run: CommandRun) -> str:
-    config = run.config.config if run.config is not None else None
+    config = run.config.config
     targets = [(t.name, t.mode) for t in config.targets] if config is not None else []
     permission = config.commands.min_permission if config is not None else None
     text = help_text(targets, min_permission=permission)
@@ -288,13 +279,13 @@ def _help(run: CommandRun) -> str:
 
 
 def _authorization(run: CommandRun, permission: Permission) -> Authorization:
-    config = run.config.config if run.config is not None else None
+    config = run.config.config
     commands = config.commands if config is not None else None
     return Authorization(
         actor=run.actor,
         permission=permission,
         min_permission=permission_named(commands.min_permission if commands else "write"),
-        pr_author=run.pull.author if run.pull is not None else None,
+        pr_author=run.pull.author,
         allow_author_approval=bool(commands and commands.allow_author_approval),
     )
 
@@ -309,39 +300,49 @@ async def _permission(run: CommandRun) -> Permission:
     return found
 
 
-async def _one(run: CommandRun, command: Command) -> None:
+async def _one(run: CommandRun, command: Command) -> CommandOutcome:
+    """The command's permission check, then its handler from :data:`HANDLERS`."""
     verb = command.verb
-    if isinstance(command, Help):
-        run.sections.append(_help(run))
-        run.audit(verb, "done")
-        return
     needed = required_permission(command, _authorization(run, Permission.NONE).min_permission)
     try:
         permission = await _permission(run) if needed > Permission.NONE else Permission.NONE
     except ForgeError as exc:
         log.warning("%s: permission of %s not known: %s", run.repo.full_name, run.actor, exc)
-        run.sections.append(replies.lookup_failed(verb, run.actor, str(exc)))
-        run.audit(verb, "refused: the permission lookup failed")
-        return
+        return CommandOutcome.of(
+            verb,
+            "refused: the permission lookup failed",
+            replies.lookup_failed(verb, run.actor, str(exc)),
+        )
     why = refusal(command, _authorization(run, permission))
     if why is not None:
-        run.sections.append(replies.refused(verb, why))
-        run.audit(verb, f"refused: {why}")
-        return
+        return CommandOutcome.of(verb, f"refused: {why}", replies.refused(verb, why))
     try:
-        if isinstance(command, Recheck):
-            run.recheck = True
-            run.audit(verb, "done")
-        elif isinstance(command, ApproveHead):
-            await approve_head(run)
-        elif isinstance(command, ApproveCancel):
-            await withdraw_approval(run)
-        else:
-            await change_command(run, command)
+        return await HANDLERS[type(command)](run, command)
     except IchorError as exc:
         log.error("%s#%d: /%s failed: %s", run.repo.full_name, run.number, verb, exc)
-        run.sections.append(replies.failed(verb, str(exc)))
-        run.audit(verb, f"error: {exc}")
+        return CommandOutcome.of(verb, f"error: {exc}", replies.failed(verb, str(exc)))
+
+
+async def _help_command(run: CommandRun, command: Command) -> CommandOutcome:
+    return CommandOutcome.of(command.verb, "done", _help(run))
+
+
+async def _recheck(run: CommandRun, command: Command) -> CommandOutcome:
+    return CommandOutcome.of(command.verb, "done", recheck=True)
+
+
+# Each command's handler, by the command's type; none needs more than the permission check in
+# `_one` (Help needs none: `required_permission` says so).
+HANDLERS: dict[type[Command], Handler] = {
+    Help: _help_command,
+    Recheck: _recheck,
+    ApproveHead: approve_head,
+    ApproveCancel: withdraw_approval,
+    ApproveObject: change_command,
+    RejectObject: change_command,
+    DeleteObject: change_command,
+    IgnorePattern: change_command,
+}
 
 
 async def _check_again(run: CommandRun) -> None:

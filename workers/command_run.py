@@ -17,7 +17,8 @@ from bot.checks.request import CheckRequest, MergeBase, pull_request
 from bot.commands import Command
 from bot.config.schema import ConfigResult
 from bot.errors import PermanentForgeError
-from bot.forges.base import PullRequestRef, RepoRef
+from bot.forges.base import PullRequestRef
+from bot.repos import RepoRef
 from bot.state.base import pull_key
 from workers.context import Adapter, WorkerContext
 

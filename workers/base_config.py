@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import asyncio
 
+from bot.checks.tips import branch_tip, config_at
 from bot.checks.trees import TreeSource
-from bot.config.schema import ConfigResult, load_config
-from bot.errors import GitStoreError, PermanentForgeError
+from bot.config.schema import ConfigResult
+from bot.errors import PermanentForgeError
 from bot.forges.base import GitCredentials, PullRequestRef
-from bot.gate.policy import CONFIG_FILE
 from bot.repos import RepoRef
 from workers.context import Adapter
 
@@ -33,14 +33,5 @@ async def read_base_config(adapter: Adapter, repo: RepoRef, pull: PullRequestRef
 def _config_at_tip(
     tree: TreeSource, credentials: GitCredentials | None, branch: str
 ) -> ConfigResult:
-    ref = f"refs/heads/{branch}"
-    tree.fetch(credentials, [ref])
-    tip = tree.fetched_ref(ref)
-    if tip is None:
-        raise GitStoreError(f"the base branch {branch!r} could not be fetched")
-    tree.prefetch_blobs(credentials, tip, [CONFIG_FILE])
-    snapshot = tree.repository().snapshot(tip, [CONFIG_FILE])
-    try:
-        return load_config(snapshot)
-    finally:
-        snapshot.close()
+    tip = branch_tip(tree, credentials, branch, named="base branch")
+    return config_at(tree, credentials, tip)

@@ -44,7 +44,8 @@ from bot.changes.plan import (
 )
 from bot.changes.safety import written_path_problem
 from bot.checks.compare import compare_reports
-from bot.config.schema import ConfigResult, IchorConfig, load_config
+from bot.checks.tips import branch_tip, config_at
+from bot.config.schema import IchorConfig
 from bot.errors import GitStoreError, IchorError
 from bot.forges.base import ForgeAdapter, GitCredentials, PullRequestRef
 from bot.gate.codes import Severity
@@ -167,22 +168,8 @@ async def _pushed_once_retried(
         raise GitStoreError(f"the branch kept moving while it was pushed: {exc}") from exc
 
 
-def _fetch_tip(mirror: Mirror, credentials: GitCredentials | None, branch: str) -> str:
-    ref = f"refs/heads/{branch}"
-    mirror.fetch(credentials, [ref])
-    tip = mirror.fetched_ref(ref)
-    if tip is None:
-        raise GitStoreError(f"the branch {branch!r} could not be fetched")
-    return tip
-
-
 def _config(mirror: Mirror, credentials: GitCredentials | None, tip: str) -> IchorConfig:
-    mirror.prefetch_blobs(credentials, tip, [CONFIG_FILE])
-    snapshot = mirror.repository().snapshot(tip, [CONFIG_FILE])
-    try:
-        result: ConfigResult = load_config(snapshot)
-    finally:
-        snapshot.close()
+    result = config_at(mirror, credentials, tip)
     if result.config is None:
         why = "; ".join(i.message for i in result.issues[:3]) or "it is missing"
         raise IchorError(f".ichor.yaml on {tip[:12]} cannot be used: {why}")
@@ -200,9 +187,9 @@ def _build_and_push(
         services.lock.hold(key, ttl=LOCK_TTL, wait=LOCK_WAIT),
         services.open_mirror(request.repo) as mirror,
     ):
-        tip = _fetch_tip(mirror, credentials, request.base_branch)
+        tip = branch_tip(mirror, credentials, request.base_branch)
         rules = request.config_branch
-        rules_tip = _fetch_tip(mirror, credentials, rules) if rules is not None else tip
+        rules_tip = branch_tip(mirror, credentials, rules) if rules is not None else tip
         config = _config(mirror, credentials, rules_tip)
         # Only the targets the change can act in are gated (the rest cannot hold its object),
         # and only what the gate reads is listed: in a blob-less mirror, a size fetches a blob.

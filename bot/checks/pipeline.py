@@ -26,8 +26,9 @@ from bot.checks.findings import TouchedLines
 from bot.checks.output import error_output
 from bot.checks.publish import Publication, publish
 from bot.checks.request import CheckRequest, MergeBase, Rerun
+from bot.checks.tips import config_at
 from bot.checks.trees import TreeSource
-from bot.config.schema import ConfigResult, load_config
+from bot.config.schema import ConfigResult
 from bot.errors import (
     ForgeError,
     GitStoreError,
@@ -39,7 +40,6 @@ from bot.gate.content.cache import FactsCache
 from bot.gate.policy import CONFIG_FILE, GatePolicy
 from bot.gate.report import ConfigIssue, Report
 from bot.gate.run import RegistryCache, run_gate
-from bot.git.repository import GitRepository
 from bot.repos import RepoRef
 from bot.state.audit import utc_now
 from bot.state.base import ApprovalStore, HeadReader, LineCommentMemory, ShownChecks
@@ -319,17 +319,7 @@ def read_config(
         if tip is None:
             raise GitStoreError(f"the base branch {baseline.branch!r} could not be fetched")
         request = dataclasses.replace(request, baseline=MergeBase(tip, baseline.branch))
-    rev = request.base_sha or request.head_sha
-    tree.prefetch_blobs(credentials, rev, [CONFIG_FILE])
-    return _config_at(tree.repository(), rev), request
-
-
-def _config_at(repository: GitRepository, rev: str) -> ConfigResult:
-    snapshot = repository.snapshot(rev, [CONFIG_FILE])
-    try:
-        return load_config(snapshot)
-    finally:
-        snapshot.close()
+    return config_at(tree, credentials, request.base_sha or request.head_sha), request
 
 
 def compare_revisions(
@@ -348,8 +338,7 @@ def compare_revisions(
     changed = tree.changed_paths(base, head) if base is not None else None
     issues = list(config.issues)
     if changed is not None and CONFIG_FILE in changed:
-        tree.prefetch_blobs(credentials, head, [CONFIG_FILE])
-        at_head = _config_at(repository, head)
+        at_head = config_at(tree, credentials, head)
         issues += [
             ConfigIssue(i.kind, f"at the pull request's head: {i.message}", i.path)
             for i in at_head.issues

@@ -39,7 +39,6 @@ if TYPE_CHECKING:  # imported for real where they are used, on first use
     from bot.git.store import GitStore, Mirror
 
 T = TypeVar("T")
-OpenTree = Callable[[RepoRef], AbstractContextManager[TreeSource]]
 OpenMirror = Callable[[RepoRef], AbstractContextManager["Mirror"]]
 
 
@@ -56,11 +55,20 @@ class Adapter:
     the result)."""
 
     forge: ForgeAdapter
-    open_tree: OpenTree
     summary_comment: bool
-    # The bare mirror change pull requests are built in and pushed from; None where the bot
-    # cannot push (the local forge).
+    # A forge's bare mirror: what checks read and change pull requests are built in and pushed
+    # from. None for the local forge, whose repository on disk is read in place and never
+    # pushed to.
     open_mirror: OpenMirror | None = None
+    local_path: str | None = None
+
+    def open_tree(self, repo: RepoRef) -> AbstractContextManager[TreeSource]:
+        """Where a check reads the repository's commits: the mirror, or the local repository."""
+        if self.open_mirror is not None:
+            return self.open_mirror(repo)
+        if self.local_path is None:
+            raise IchorError(f"{repo.full_name}: the adapter has no tree to read")
+        return local_tree(self.local_path)
 
 
 @dataclass
@@ -101,26 +109,26 @@ class WorkerContext:
             path = repository_path(settings.local_repos, full_name)
             if path is not None:
                 local = self._adapter("local", lambda: LocalForge(settings.data_dir))
-                return Adapter(local, _opener(str(path)), True)
+                return Adapter(local, True, local_path=str(path))
         if forge == "github":
             from bot.forges.github import GitHubForge
 
             github = self._adapter("github", lambda: GitHubForge.from_settings(settings))
             store = self._store(settings.github_url)
-            return Adapter(github, store.open, settings.github_summary_comment, store.open)
+            return Adapter(github, settings.github_summary_comment, store.open)
         if forge == "gitlab":
             from bot.forges.gitlab import GitLabForge
 
             gitlab = self._adapter("gitlab", lambda: GitLabForge.from_settings(settings))
             store = self._store(settings.gitlab_url)
-            return Adapter(gitlab, store.open, True, store.open)
+            return Adapter(gitlab, True, store.open)
         if forge == "gitea":
             from bot.forges.gitea import GiteaForge
 
             gitea = self._adapter("gitea", lambda: GiteaForge.from_settings(settings))
             assert settings.gitea_url is not None  # from_settings refuses a missing URL
             store = self._store(settings.gitea_url)
-            return Adapter(gitea, store.open, True, store.open)
+            return Adapter(gitea, True, store.open)
         raise PermanentForgeError(f"unknown forge {forge!r}")
 
     def _adapter(self, key: str, build: Callable[[], ForgeAdapter]) -> ForgeAdapter:
@@ -141,13 +149,6 @@ class WorkerContext:
                     self.settings.data_dir / "git", allowed_base_url=base_url
                 )
             return self._stores[base_url]
-
-
-def _opener(path: str) -> OpenTree:
-    def open_tree(repo: RepoRef) -> AbstractContextManager[TreeSource]:
-        return local_tree(path)
-
-    return open_tree
 
 
 def build_context(

@@ -4,15 +4,12 @@ did post, even an error, kept as posted."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from bot.checks.trees import TreeSource, local_tree
 from bot.errors import (
     ForgeStatusError,
     GitStoreError,
@@ -91,12 +88,7 @@ def _only(context: WorkerContext) -> JobOutcome:
 def _with_forge(
     context: WorkerContext, monkeypatch: pytest.MonkeyPatch, forge: LocalForge, tree: Path
 ) -> None:
-    @contextlib.contextmanager
-    def open_tree(repo: RepoRef) -> Iterator[TreeSource]:
-        with local_tree(str(tree)) as opened:
-            yield opened
-
-    adapter = Adapter(forge, open_tree, True)
+    adapter = Adapter(forge, True, local_path=str(tree))
     monkeypatch.setattr(context, "adapter_for", lambda forge_name, full_name: adapter)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.web.history import FileHistory
+from bot.state.history import FileHistory
 from tests.browser.harness import chromium, demo_server, screenshot
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import re
 import sys
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Set
@@ -501,3 +502,70 @@ def test_the_ground_floor_imports_no_package(package: str) -> None:
 )
 def test_the_cycle_rule_itself(edges: list[tuple[str, str]], expected: list[list[str]]) -> None:
     assert cycles(_graph(edges)) == expected
+
+
+# ---- every store in bot/state: the key names in one module ------------------------------------
+
+# Where a Redis connection may be made or a Redis API used: the stores, the queue, and the
+# command line's composition (it builds the stores it hands on).
+REDIS_USERS = ("bot.state", "bot.state.*", "bot.queueing", "bot.queueing.*", "bot.cli.*")
+# A key: ``ichor:`` and a word, no blank (``ichor: approve …`` is a title, ``ichor:approval
+# v1`` a reply's marker).
+KEY_LIKE = re.compile(r"ichor:[a-z][a-z-]*(:|$)")
+
+
+def _string_starts(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node.lineno, node.value
+        elif isinstance(node, ast.JoinedStr) and node.values:
+            first = node.values[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                yield node.lineno, first.value
+
+
+def test_every_redis_key_is_named_in_the_keys_module() -> None:
+    found = []
+    for name, path in _modules().items():
+        if name == "bot.state.keys":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and n.body
+            and isinstance(n.body[0], ast.Expr)
+        }
+        for node in ast.walk(tree):
+            if id(node) in docstrings:
+                continue
+            texts = (
+                list(_string_starts(node)) if isinstance(node, ast.Constant | ast.JoinedStr) else []
+            )
+            found += [
+                f"{path.relative_to(ROOT)}:{line}: {text!r}"
+                for line, text in texts
+                if KEY_LIKE.match(text)
+            ]
+    found = list(dict.fromkeys(found))  # an f-string is met once and again through its parts
+    assert found == [], "a Redis key named outside bot/state/keys.py:\n" + "\n".join(found)
+
+
+def test_only_the_stores_the_queue_and_the_cli_use_redis() -> None:
+    found = []
+    for name, path in _modules().items():
+        if _matches(name, REDIS_USERS):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            imported = []
+            if isinstance(node, ast.Import):
+                imported = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                imported = [node.module]
+            if any(i == "redis" or i.startswith("redis.") for i in imported):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert found == [], "redis used outside bot/state, bot/queueing and bot/cli:\n" + "\n".join(
+        found
+    )

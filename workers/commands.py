@@ -47,7 +47,7 @@ from bot.errors import ForgeError, IchorError, PermanentForgeError
 from bot.forges.base import Permission, PullRequestRef
 from bot.repos import RepoRef
 from bot.state.audit import AuditTrail, utc_now
-from bot.web.outcomes import Unposted
+from bot.state.outcomes import Unposted
 from bot.webhooks import CommentEvent, RequestedActionEvent
 from workers.approvals import approve_head, withdraw_approval
 from workers.base_config import read_base_config

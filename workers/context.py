@@ -32,8 +32,8 @@ from bot.repos import RepoRef
 from bot.settings import Settings
 from bot.state.base import StateStore
 from bot.state.facts_disk import DirectoryFactsCache
-from bot.web.history import CheckRecorder, history_store
-from bot.web.outcomes import OutcomeStore, outcome_store
+from bot.state.history import CheckRecorder, history_store
+from bot.state.outcomes import OutcomeStore, outcome_store
 
 if TYPE_CHECKING:  # imported for real where they are used, on first use
     from bot.git.store import GitStore, Mirror

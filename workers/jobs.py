@@ -21,7 +21,7 @@ from bot.checks.pipeline import CheckStatus, report_failure, run_check
 from bot.checks.request import CheckRequest, asks_for_check, request_for
 from bot.errors import PermanentForgeError
 from bot.queueing.inprocess import JobRunner
-from bot.web.outcomes import Unposted
+from bot.state.outcomes import Unposted
 from bot.webhooks import (
     ChangeApiEvent,
     ChangeRequestEvent,

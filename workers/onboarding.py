@@ -16,7 +16,7 @@ from bot.errors import ForgeError, PermanentForgeError
 from bot.onboarding.body import BRANCH
 from bot.repos import ForgeKind, RepoRef
 from bot.state.audit import AuditTrail, utc_now
-from bot.web.outcomes import Unposted
+from bot.state.outcomes import Unposted
 from bot.webhooks import InstallationEvent, PushEvent
 from workers.changes import bot_identity
 from workers.context import Adapter, WorkerContext

@@ -1,4 +1,4 @@
-"""How each job ended, kept for the status page and ``/metrics`` (:mod:`bot.web.outcomes`).
+"""How each job ended, kept for the status page and ``/metrics`` (:mod:`bot.state.outcomes`).
 
 A job's result is what it was asked to put on the forge: a check's verdict, or the error check
 that stands in for it, a command's reply. :func:`run_watched` keeps one outcome per run of a
@@ -20,7 +20,7 @@ from bot.errors import ForgeStatusError, IchorError, PermanentForgeError, Transi
 from bot.forges.base import CheckOutput
 from bot.queueing.base import JobEndedError, job_id_of
 from bot.repos import RepoRef
-from bot.web.outcomes import JobOutcome, Result, Unposted
+from bot.state.outcomes import JobOutcome, Result, Unposted
 from workers.context import WorkerContext
 
 log = logging.getLogger("ichor.jobs")

@@ -48,7 +48,7 @@ log = logging.getLogger("ichor.check")
 
 
 class CheckHistory(Protocol):
-    """Where a posted check is kept for the status page (``bot.web.history.CheckRecorder``);
+    """Where a posted check is kept for the status page (``bot.state.history.CheckRecorder``);
     it never raises."""
 
     def record(

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from bot.queueing.base import DeliveryQueue
     from bot.queueing.inprocess import InProcessDeliveryQueue
     from bot.state.base import StateStore
-    from bot.web.outcomes import OutcomeStore
+    from bot.state.outcomes import OutcomeStore
     from bot.web.protocol import ConnectionLimits
 
 
@@ -188,7 +188,7 @@ def work(settings: Settings, *, burst: bool = False) -> int:
 def say_forges_served(settings: Settings) -> None:
     """``serve``'s start-up lines on half-configured forges. With Redis the workers post, so
     their last report is read (a worker started later says so itself, and /readyz shows it)."""
-    from bot.web.outcomes import NO_WORKER_REPORT, forge_problems, outcome_store
+    from bot.state.outcomes import NO_WORKER_REPORT, forge_problems, outcome_store
 
     store = outcome_store(settings.redis_url, settings.data_dir, settings.queue_name)
     try:

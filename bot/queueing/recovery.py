@@ -31,16 +31,17 @@ from rq.job import Job
 from rq.utils import current_timestamp, now, parse_composite_key, utcformat
 
 from bot.queueing.base import ABANDONED_FUNCTION
+from bot.state import keys as key_names
 
 log = logging.getLogger("ichor.recovery")
 
 
 def running_key(job_id: str) -> str:
-    return f"ichor:running:{job_id}"
+    return key_names.running(job_id)
 
 
 def reaper_lock_key(queue_name: str) -> str:
-    return f"ichor:reaper:{queue_name}"
+    return key_names.reaper(queue_name)
 
 
 # One StartedJobRegistry entry. KEYS: job hash, queue list, registry, running key, failed
@@ -136,7 +137,7 @@ def reap_abandoned(
             registry.key,
             running_key(job_id),
             queue.failed_job_registry.key,
-            f"ichor:unleased:{job_id}",
+            key_names.unleased(job_id),
         ]
         argv: list[str | int] = [entry, job_id, failed_score, utcformat(now()), now_ms, grace_ms]
         outcome = _text(script(keys, argv))
@@ -162,7 +163,7 @@ def _reap_unclaimed(connection: redis.Redis, queue: Queue, grace_seconds: float)
             queue.key,
             Job.key_for(job_id),
             running_key(job_id),
-            f"ichor:unclaimed:{job_id}",
+            key_names.unclaimed(job_id),
         ]
         if _text(script(keys, [job_id, now_ms, grace_ms])) == "requeued":
             requeued.append(job_id)

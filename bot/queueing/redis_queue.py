@@ -28,6 +28,7 @@ from rq.utils import now, utcformat
 
 from bot.queueing.base import JOB_FUNCTION, Outcome, QueuedDelivery, QueueUnavailableError
 from bot.queueing.recovery import running_key
+from bot.state import keys
 from bot.state.redis_state import HEAD_SEQUENCE_KEY, HEAD_TTL_SECONDS, RECORD_HEAD_LUA, head_key
 
 MARKER_TTL_SECONDS = HEAD_TTL_SECONDS
@@ -120,14 +121,14 @@ def job_record(
 
 
 def marker_key(job_id: str) -> str:
-    return f"ichor:delivery:{job_id}"
+    return keys.delivery(job_id)
 
 
 def attempts_key(job_id: str) -> str:
-    return f"ichor:attempts:{job_id}"
+    return keys.attempts(job_id)
 
 
-_NO_HEAD = "ichor:heads:-"  # a placeholder key, never written
+_NO_HEAD = keys.NO_HEAD
 
 
 class RedisDeliveryQueue:

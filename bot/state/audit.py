@@ -18,7 +18,9 @@ from datetime import UTC, datetime
 
 import redis
 
+from bot.settings import Settings
 from bot.state.base import AuditLog, AuditRecord
+from bot.state.memory import MemoryAudit
 from bot.state.redis_state import AUDIT_STREAM, RedisAudit
 
 AUDIT_LOGGER = "ichor.audit"
@@ -156,3 +158,20 @@ def redis_audit(url: str, *, timeout: float = 2.0, stream: str = AUDIT_STREAM) -
     most that long."""
     connection = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
     return RedisAudit(connection, stream=stream)
+
+
+def audit_source(
+    settings: Settings, shared: AuditLog | None = None, *, timeout: float = 2.0
+) -> tuple[AuditLog, Callable[[], None]]:
+    """The audit log the page reads, and what closes it: ``shared`` when given (the in-process
+    queue's), else the Redis stream when the bot runs on Redis, else an empty memory (no job
+    of this process writes one)."""
+    if shared is not None:
+        return shared, lambda: None
+    if settings.redis_url:
+        # Short timeouts, as for the history: a page waits on this at most that long.
+        connection = redis.Redis.from_url(
+            settings.redis_url, socket_timeout=timeout, socket_connect_timeout=timeout
+        )
+        return RedisAudit(connection), connection.close
+    return MemoryAudit(), lambda: None

@@ -20,13 +20,14 @@ from collections.abc import Callable, Iterator
 
 import redis
 
+from bot.state import keys
 from bot.state.base import LockTimeout as LockTimeout  # re-exported: raised here
 from bot.state.base import RepoLock as RepoLock
 from bot.state.base import repo_lock_key as repo_lock_key
 
 log = logging.getLogger("ichor.locks")
 
-LOCK_PREFIX = "ichor:repo-lock:"
+LOCK_PREFIX = keys.REPO_LOCK_PREFIX
 _FIRST_POLL = 0.02  # seconds between tries, doubled up to _LAST_POLL
 _LAST_POLL = 0.25
 # Delete KEYS[1] only if it still holds this holder's token ARGV[1].

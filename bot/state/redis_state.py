@@ -20,23 +20,20 @@ from bot.approvals.codec import approval_from_dict, approval_to_dict, shown_from
 from bot.approvals.model import Approval
 from bot.approvals.seen import SHOWN_KEPT, ShownCheck
 from bot.forges.base import Permission
+from bot.state import keys
 from bot.state.base import PERMISSION_TTL, AuditRecord, StateStore
 from bot.state.locks import RedisRepoLock
 from bot.state.records import audit_from_json, audit_to_json
 
-HEAD_SEQUENCE_KEY = "ichor:heads-sequence"
+HEAD_SEQUENCE_KEY = keys.HEAD_SEQUENCE
 # Long enough for any pull request's life; forgetting only costs one listing of comments.
 LINE_COMMENT_MEMORY_SECONDS = 180 * 24 * 3600
 # Heads are kept as long as the deliveries' dedupe markers.
 HEAD_TTL_SECONDS = 7 * 24 * 3600
 
 
-def head_key(pull: str) -> str:
-    return f"ichor:heads:{pull}"
-
-
-def line_comments_key(pull: str) -> str:
-    return f"ichor:line-comments:{pull}"
+head_key = keys.head
+line_comments_key = keys.line_comments
 
 
 # Record head {sha} in sorted set {heads} (sequence {sequence}, expiry {ttl}); {redelivery} is
@@ -85,14 +82,13 @@ class RedisLineComments:
 
 # Approvals live as long as a pull request may stay open; lost ones are rebuilt from the forge.
 APPROVAL_TTL_SECONDS = 180 * 24 * 3600
-AUDIT_STREAM = "ichor:audit"
+AUDIT_STREAM = keys.AUDIT_STREAM
 AUDIT_MAX_LEN = 10_000
 AUDIT_PAGE = 200  # entries read per round trip when listing
 _KNOWN = "_"  # a field present in every approvals hash: "recorded, maybe none"
 
 
-def approvals_key(pull: str) -> str:
-    return f"ichor:approvals:{pull}"
+approvals_key = keys.approvals
 
 
 class RedisApprovals:
@@ -155,8 +151,7 @@ class RedisApprovals:
         pipe.execute()
 
 
-def shown_key(pull: str) -> str:
-    return f"ichor:shown:{pull}"
+shown_key = keys.shown
 
 
 class RedisShownChecks:
@@ -242,7 +237,7 @@ class RedisPermissions:
 
     @staticmethod
     def _key(forge: str, repo: str, user: str) -> str:
-        return f"ichor:permission:{forge}:{repo}:{user}"
+        return keys.permission(forge, repo, user)
 
     def get(self, forge: str, repo: str, user: str) -> Permission | None:
         raw = self._redis.get(self._key(forge, repo, user))
@@ -257,12 +252,8 @@ class RedisPermissions:
         self._redis.set(self._key(forge, repo, user), permission.name, ex=PERMISSION_TTL)
 
 
-def onboarding_proposed_key(repo_key: str) -> str:
-    return f"ichor:onboarding:proposed:{repo_key}"
-
-
-def onboarding_declined_key(repo_key: str) -> str:
-    return f"ichor:onboarding:declined:{repo_key}"
+onboarding_proposed_key = keys.onboarding_proposed
+onboarding_declined_key = keys.onboarding_declined
 
 
 class RedisOnboarding:

@@ -1,26 +1,22 @@
 """The status page's commands: audit records as table rows, with only links that are safe.
 
-Where the page reads them from (:func:`audit_source`) follows the queue: the Redis stream the
-workers write when the bot runs on Redis, else the in-process queue's own memory, shared with
-the jobs of this process (``ichor-bot serve`` hands it in). Every value of a record came from a
-forge or a comment: the template shows it as text (autoescaped, control characters written as
-escapes), and a link is made only from an http(s) URL.
+Where the page reads them from (:func:`bot.state.audit.audit_source`) follows the queue: the
+Redis stream the workers write when the bot runs on Redis, else the in-process queue's own
+memory, shared with the jobs of this process (``ichor-bot serve`` hands it in). Every value of
+a record came from a forge or a comment: the template shows it as text (autoescaped, control
+characters written as escapes), and a link is made only from an http(s) URL.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC
 from urllib.parse import quote, urlsplit
 
-import redis
-
 from bot.settings import Settings
-from bot.state.base import AuditLog, AuditRecord
-from bot.state.memory import MemoryAudit
-from bot.state.redis_state import RedisAudit
+from bot.state.base import AuditRecord
 
 OVERVIEW_COMMANDS = 20
 PAGE_COMMANDS = 200
@@ -95,20 +91,3 @@ def forge_urls(settings: Settings) -> dict[str, str]:
     if settings.gitea_url:
         urls["gitea"] = settings.gitea_url
     return urls
-
-
-def audit_source(
-    settings: Settings, shared: AuditLog | None = None, *, timeout: float = 2.0
-) -> tuple[AuditLog, Callable[[], None]]:
-    """The audit log the page reads, and what closes it: ``shared`` when given (the in-process
-    queue's), else the Redis stream when the bot runs on Redis, else an empty memory (no job
-    of this process writes one)."""
-    if shared is not None:
-        return shared, lambda: None
-    if settings.redis_url:
-        # Short timeouts, as for the history: a page waits on this at most that long.
-        connection = redis.Redis.from_url(
-            settings.redis_url, socket_timeout=timeout, socket_connect_timeout=timeout
-        )
-        return RedisAudit(connection), connection.close
-    return MemoryAudit(), lambda: None

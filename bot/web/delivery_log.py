@@ -14,7 +14,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from bot.web.history import DeliveryEntry, HistoryStore
+from bot.state.history import DeliveryEntry, HistoryStore
 
 log = logging.getLogger("ichor.web")
 _BUFFER = 1_000

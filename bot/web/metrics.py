@@ -8,7 +8,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from bot.web.outcomes import FORGES, Unposted
+from bot.state.outcomes import FORGES, Unposted
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 

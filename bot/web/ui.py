@@ -25,12 +25,12 @@ from starlette.routing import BaseRoute, Route
 from bot.queueing.base import DeliveryQueue
 from bot.state.audit import escape_text
 from bot.state.base import AuditLog, AuditRecord
+from bot.state.history import CheckEntry, DeliveryEntry, HistoryStore
+from bot.state.outcomes import JobOutcome, OutcomeStore
 from bot.web import markdown
 from bot.web.commands import OVERVIEW_COMMANDS, PAGE_COMMANDS, PULL_PATH, command_rows
 from bot.web.delivery_log import DeliveryLog
-from bot.web.history import CheckEntry, DeliveryEntry, HistoryStore
 from bot.web.offloop import OffLoop
-from bot.web.outcomes import JobOutcome, OutcomeStore
 
 log = logging.getLogger("ichor.web")
 

@@ -111,7 +111,7 @@ def stop(server: Server) -> None:
 
 def seed_hostile_history(data_dir: Path) -> None:
     """A check and a delivery whose repository name is markup, as a store could hold them."""
-    from bot.web.history import CheckEntry, DeliveryEntry, FileHistory, IssueLine
+    from bot.state.history import CheckEntry, DeliveryEntry, FileHistory, IssueLine
 
     history = FileHistory(data_dir / "history")
     history.add_deliveries([DeliveryEntry(1.0e9, "gitea", 202, "queued", "", "push", HOSTILE_NAME)])
@@ -178,7 +178,7 @@ def demo_server(workdir: Path) -> Iterator[Server]:
 
 
 def wait_for_checks(server: Server, repositories: set[str], timeout: float = 60) -> None:
-    from bot.web.history import FileHistory
+    from bot.state.history import FileHistory
 
     history = FileHistory(server.data_dir / "history")
     deadline = time.monotonic() + timeout

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli.demo import DEMO_PULL_REPO
-from bot.web.history import FileHistory
+from bot.state.history import FileHistory
 from tests.browser.cdp import load_page
 from tests.browser.harness import (
     HOSTILE_FILES,

@@ -13,7 +13,7 @@ import pytest
 from bot.cli.main import main
 from bot.cli.processes import redis_location, say_forges_posted, say_forges_served
 from bot.settings import Settings, forge_setups
-from bot.web.outcomes import RedisOutcomes
+from bot.state.outcomes import RedisOutcomes
 from tests.support.redis_url import SHARED_REDIS_URL
 from tests.web.conftest import free_port
 

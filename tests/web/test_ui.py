@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from bot.queueing.inprocess import InProcessDeliveryQueue
-from bot.web.history import CheckEntry, FileHistory, RedisHistory
+from bot.state.history import CheckEntry, FileHistory, RedisHistory
 from bot.web.ui import SECURITY_HEADERS, commit_url, pull_url
 from tests.support.gitrepo import WorkRepo
 from tests.web.conftest import OwnRedis, Running, Serve
@@ -130,7 +130,7 @@ def test_history_survives_a_restart_on_redis(serve: Serve) -> None:
 
 
 def _entry() -> CheckEntry:
-    from bot.web.history import IssueLine
+    from bot.state.history import IssueLine
 
     return CheckEntry(
         1_700_000_000.0,

@@ -8,8 +8,8 @@ import re
 import httpx
 
 from bot.settings import Settings, forge_setups
+from bot.state.outcomes import FileOutcomes, JobOutcome, RedisOutcomes
 from bot.web.metrics import Metrics
-from bot.web.outcomes import FileOutcomes, JobOutcome, RedisOutcomes
 from bot.web.ui import Snapshot, _environment, unposted_lines
 from tests.web.conftest import OwnRedis, Serve
 

@@ -20,9 +20,9 @@ from bot.forges.base import CheckOutput, Conclusion, GitCredentials
 from bot.forges.local import LocalForge
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
+from bot.state.history import CheckRecorder, FileHistory
 from bot.state.memory import memory_state
-from bot.web.history import CheckRecorder, FileHistory
-from bot.web.outcomes import JobOutcome, OutcomeStore, Result, Unposted
+from bot.state.outcomes import JobOutcome, OutcomeStore, Result, Unposted
 from bot.webhooks import ChangeRequestEvent, CommentEvent, InstallationEvent, event_to_dict
 from tests.support.gitops import base_files
 from tests.support.gitrepo import WorkRepo

@@ -11,8 +11,8 @@ import redis
 
 from bot.forges.base import Annotation, CheckOutput, Conclusion
 from bot.repos import ForgeKind, RepoRef
-from bot.web import history as history_module
-from bot.web.history import (
+from bot.state import history as history_module
+from bot.state.history import (
     CHECK_CAP,
     DELIVERY_CAP,
     CheckEntry,

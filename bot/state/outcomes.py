@@ -21,7 +21,8 @@ from typing import Any, Protocol
 import redis
 
 from bot.settings import ForgeSetup, Settings, forge_setups, half_configured, joined_setups
-from bot.web.history import write_atomic
+from bot.state import keys
+from bot.state.history import write_atomic
 
 OUTCOME_CAP = 200
 _TEXT_LIMIT = 2_000
@@ -197,7 +198,7 @@ class RedisOutcomes:
         self.redis = redis.Redis.from_url(
             url, socket_timeout=timeout, socket_connect_timeout=timeout
         )
-        prefix = f"ichor:history:{namespace}"
+        prefix = keys.history(namespace)
         self.keys = (f"{prefix}:outcomes", f"{prefix}:outcome-order", f"{prefix}:unposted")
         self.forges_key = f"{prefix}:forges"
         self._add = self.redis.register_script(_ADD)

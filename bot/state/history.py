@@ -26,6 +26,7 @@ import redis
 
 from bot.forges.base import CheckOutput
 from bot.repos import RepoRef
+from bot.state import keys
 
 log = logging.getLogger("ichor.history")
 
@@ -201,7 +202,7 @@ class RedisHistory:
         self.redis = redis.Redis.from_url(
             url, socket_timeout=timeout, socket_connect_timeout=timeout
         )
-        self.prefix = f"ichor:history:{namespace}"
+        self.prefix = keys.history(namespace)
         self._add_check = self.redis.register_script(_ADD_CHECK)
 
     @property

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.settings import ForgeSetup
-from bot.web.outcomes import (
+from bot.state.outcomes import (
     OUTCOME_CAP,
     FileOutcomes,
     JobOutcome,

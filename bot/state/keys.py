@@ -1,0 +1,84 @@
+"""Every Redis key the bot names, in one place: the stores in this package and the queue's own
+records (``bot/queueing/``) take their names from here, so two stores never meet on a key and a
+deployed Redis's keys are read the same after any move of code. RQ's own keys (``rq:…``) are
+RQ's and are not named here.
+
+Names and formats are data: changing one strands what a running installation wrote.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+PREFIX: Final = "ichor:"
+
+# Newest head per pull request (a sorted set) and the counter that orders them.
+HEAD_SEQUENCE: Final = "ichor:heads-sequence"
+NO_HEAD: Final = "ichor:heads:-"  # a placeholder the submit script names, never written
+# The audit trail (a capped stream).
+AUDIT_STREAM: Final = "ichor:audit"
+# The repository lock of the change engine and the onboarding job.
+REPO_LOCK_PREFIX: Final = "ichor:repo-lock:"
+
+
+def head(pull: str) -> str:
+    return f"ichor:heads:{pull}"
+
+
+def line_comments(pull: str) -> str:
+    return f"ichor:line-comments:{pull}"
+
+
+def approvals(pull: str) -> str:
+    return f"ichor:approvals:{pull}"
+
+
+def shown(pull: str) -> str:
+    """The checks published for a pull request and what each showed as waiting."""
+    return f"ichor:shown:{pull}"
+
+
+def permission(forge: str, repo: str, user: str) -> str:
+    return f"ichor:permission:{forge}:{repo}:{user}"
+
+
+def onboarding_proposed(repo_key: str) -> str:
+    return f"ichor:onboarding:proposed:{repo_key}"
+
+
+def onboarding_declined(repo_key: str) -> str:
+    return f"ichor:onboarding:declined:{repo_key}"
+
+
+def history(namespace: str) -> str:
+    """The prefix of the status page's deliveries, checks and job outcomes of one queue."""
+    return f"ichor:history:{namespace}"
+
+
+# The queue's records (bot/queueing/): dedupe, attempts and the recovery of abandoned jobs.
+
+
+def delivery(job_id: str) -> str:
+    """Set once per delivery (``SET NX``): only the delivery that sets it is queued."""
+    return f"ichor:delivery:{job_id}"
+
+
+def attempts(job_id: str) -> str:
+    return f"ichor:attempts:{job_id}"
+
+
+def running(job_id: str) -> str:
+    """The lease of the worker running a job."""
+    return f"ichor:running:{job_id}"
+
+
+def reaper(queue_name: str) -> str:
+    return f"ichor:reaper:{queue_name}"
+
+
+def unleased(job_id: str) -> str:
+    return f"ichor:unleased:{job_id}"
+
+
+def unclaimed(job_id: str) -> str:
+    return f"ichor:unclaimed:{job_id}"

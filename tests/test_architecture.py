@@ -559,11 +559,12 @@ def test_only_the_stores_the_queue_and_the_cli_use_redis() -> None:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            imported = []
             if isinstance(node, ast.Import):
                 imported = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 imported = [node.module]
+            else:
+                continue
             if any(i == "redis" or i.startswith("redis.") for i in imported):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert found == [], "redis used outside bot/state, bot/queueing and bot/cli:\n" + "\n".join(

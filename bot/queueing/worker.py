@@ -89,6 +89,7 @@ class IchorWorker(SimpleWorker):
         self._running: tuple[Job, Execution] | None = None
         self._running_lock = threading.Lock()
         self._stop_keeper = threading.Event()
+        self._burst = False  # set by work()
 
     # -- the running job's lease --------------------------------------------------------------
     def get_heartbeat_ttl(self, job: Job, working_time: float = 0.0) -> int:
@@ -168,7 +169,20 @@ class IchorWorker(SimpleWorker):
             pubsub.close()
 
     # -- the loop -----------------------------------------------------------------------------
+    def run_maintenance_tasks(self) -> None:
+        # RQ 3.0 starts its scheduler here whenever none runs, in burst mode too: a process
+        # forked from this one while the pubsub reader and the keeper are running, which can
+        # inherit a lock one of them held and never stop, and the worker then waits for it at
+        # exit (a `worker --burst` hung past two minutes). A burst worker enqueued the scheduled
+        # jobs when it started and ends with the queue: it only cleans the registries.
+        if self._burst:
+            self.clean_registries()
+            self.clean_group_registries()  # type: ignore[no-untyped-call]
+            return
+        super().run_maintenance_tasks()  # type: ignore[no-untyped-call]
+
     def work(self, *args: Any, **kwargs: Any) -> bool:
+        self._burst = bool(kwargs.get("burst", False))
         keeper = threading.Thread(target=self._keep, name="ichor-keeper", daemon=True)
         keeper.start()
         try:

@@ -17,6 +17,7 @@ import sys
 import threading
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,15 @@ def test_a_burst_worker_quits_once_the_queue_is_empty(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "done, quitting" in done.stderr
+
+
+def test_a_burst_workers_maintenance_never_forks_a_scheduler(worker: IchorWorker) -> None:
+    """RQ 3.0 starts its scheduler process from the maintenance run after a job, burst or not:
+    forked while the pubsub reader and the keeper run, it may inherit a held lock and never
+    stop, and the burst worker then waits for it (a `worker --burst` in the suite hung past
+    two minutes). A burst worker's maintenance only cleans the registries."""
+    worker.work(burst=True, with_scheduler=True)  # an empty queue: starts, maintains, quits
+    assert worker.scheduler is not None  # it enqueued the scheduled jobs when it started
+    worker.last_cleaned_at = datetime.now(UTC)  # type: ignore[assignment]  # not the first run
+    worker.run_maintenance_tasks()
+    assert worker.scheduler._process is None  # no scheduler process was forked

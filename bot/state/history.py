@@ -35,10 +35,10 @@ CHECK_CAP = 200
 # A summary is at most what a forge takes (64 KiB); issues past this many are counted only.
 SUMMARY_LIMIT = 65_536
 ISSUE_LIMIT = 200
-_TEXT_LIMIT = 2_000  # one name, title or message
+TEXT_LIMIT = 2_000  # one name, title or message
 
 
-def _clip(value: object, limit: int = _TEXT_LIMIT) -> str:
+def clip_text(value: object, limit: int = TEXT_LIMIT) -> str:
     text = value if isinstance(value, str) else str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -62,14 +62,14 @@ class DeliveryEntry:
         job = data.get("job_id")
         return cls(
             float(data["at"]),
-            _clip(data["forge"]),
+            clip_text(data["forge"]),
             int(data["status"]),
-            _clip(data["outcome"]),
-            _clip(data.get("reason", "")),
-            _clip(data.get("event", "-")),
-            _clip(data.get("repository", "-")),
-            _clip(data.get("delivery_id", "-")),
-            None if job is None else _clip(job),
+            clip_text(data["outcome"]),
+            clip_text(data.get("reason", "")),
+            clip_text(data.get("event", "-")),
+            clip_text(data.get("repository", "-")),
+            clip_text(data.get("delivery_id", "-")),
+            None if job is None else clip_text(job),
         )
 
 
@@ -121,28 +121,28 @@ class CheckEntry:
         number = data.get("number")
         issues = tuple(
             IssueLine(
-                _clip(i["path"]),
+                clip_text(i["path"]),
                 int(i["line"]),
-                _clip(i["level"]),
-                _clip(i["title"]),
-                _clip(i["message"], 4_000),
+                clip_text(i["level"]),
+                clip_text(i["title"]),
+                clip_text(i["message"], 4_000),
             )
             for i in list(data.get("issues") or [])[:ISSUE_LIMIT]
         )
         web = data.get("web_url")
         return cls(
             float(data["at"]),
-            _clip(data["forge"]),
-            _clip(data["repository"]),
+            clip_text(data["forge"]),
+            clip_text(data["repository"]),
             None if number is None else int(number),
-            _clip(data["head_sha"], 64),
-            _clip(data["conclusion"]),
-            _clip(data["title"]),
-            _clip(data["summary"], SUMMARY_LIMIT),
+            clip_text(data["head_sha"], 64),
+            clip_text(data["conclusion"]),
+            clip_text(data["title"]),
+            clip_text(data["summary"], SUMMARY_LIMIT),
             issues,
             int(data.get("issue_count", len(issues))),
-            _clip(data.get("delivery_id", "")),
-            None if web is None else _clip(web),
+            clip_text(data.get("delivery_id", "")),
+            None if web is None else clip_text(web),
         )
 
 
@@ -370,11 +370,11 @@ class CheckRecorder:
         try:
             issues = tuple(
                 IssueLine(
-                    _clip(a.path),
+                    clip_text(a.path),
                     a.start_line,
                     a.level,
-                    _clip(a.title),
-                    _clip(a.message, 4_000),
+                    clip_text(a.title),
+                    clip_text(a.message, 4_000),
                 )
                 for a in output.annotations[:ISSUE_LIMIT]
             )
@@ -385,8 +385,8 @@ class CheckRecorder:
                 number,
                 head_sha,
                 output.conclusion.value,
-                _clip(output.title),
-                _clip(output.summary, SUMMARY_LIMIT),
+                clip_text(output.title),
+                clip_text(output.summary, SUMMARY_LIMIT),
                 issues,
                 len(output.annotations),
                 delivery_id,

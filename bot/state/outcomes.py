@@ -22,10 +22,10 @@ import redis
 
 from bot.settings import ForgeSetup, Settings, forge_setups, half_configured, joined_setups
 from bot.state import keys
+from bot.state.history import clip_text as _clip
 from bot.state.history import write_atomic
 
 OUTCOME_CAP = 200
-_TEXT_LIMIT = 2_000
 # The label values of the unposted counter, so /metrics stays bounded whatever is stored.
 FORGES = ("github", "gitlab", "gitea", "local")
 
@@ -55,11 +55,6 @@ UNPOSTED_SAID = {
     Unposted.UNREACHABLE: "the forge could not be reached",
     Unposted.ERROR: "the job failed",
 }
-
-
-def _clip(value: object, limit: int = _TEXT_LIMIT) -> str:
-    text = value if isinstance(value, str) else str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass(frozen=True, slots=True)

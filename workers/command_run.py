@@ -9,6 +9,7 @@ the outcomes into one reply, the audit records and at most one re-check; the han
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -54,9 +55,9 @@ class CommandOutcome:
 
 
 @dataclass(frozen=True, slots=True)
-class CommandRun:
-    """One comment's (or one button's) commands, once its pull request and the base branch's
-    ``.ichor.yaml`` are read: what every handler reads, and none changes."""
+class Asking:
+    """Who asked what of which pull request, before the pull request and its base branch's
+    ``.ichor.yaml`` are read (the audit records name them even when reading fails)."""
 
     context: WorkerContext
     adapter: Adapter
@@ -69,9 +70,20 @@ class CommandRun:
     # When the comment was written, or the head of the check whose button was pressed: what
     # an /approve may cover (None: the forge did not say).
     asked: Asked | None
+    resume: bool  # the job ran before: the check it started may exist
+
+    def run(self, pull: PullRequestRef, config: ConfigResult) -> CommandRun:
+        asked = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return CommandRun(**asked, pull=pull, config=config)
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRun(Asking):
+    """One comment's (or one button's) commands, once its pull request and the base branch's
+    ``.ichor.yaml`` are read: what every handler reads, and none changes."""
+
     pull: PullRequestRef
     config: ConfigResult
-    resume: bool  # the job ran before: the check it started may exist
 
     @property
     def pull_key(self) -> str:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -42,9 +41,8 @@ from bot.commands import (
     replies,
 )
 from bot.commands.authorize import Authorization, permission_named, refusal, required_permission
-from bot.config.schema import ConfigResult
 from bot.errors import ForgeError, IchorError, PermanentForgeError
-from bot.forges.base import Permission, PullRequestRef
+from bot.forges.base import Permission
 from bot.repos import RepoRef
 from bot.state.audit import AuditTrail, utc_now
 from bot.state.outcomes import Unposted
@@ -52,8 +50,8 @@ from bot.webhooks import CommentEvent, RequestedActionEvent
 from workers.approvals import approve_head, withdraw_approval
 from workers.base_config import read_base_config
 from workers.changes import change_command
-from workers.command_run import CommandOutcome, CommandRun, Handler
-from workers.context import Adapter, WorkerContext
+from workers.command_run import Asking, CommandOutcome, CommandRun, Handler
+from workers.context import WorkerContext
 from workers.outcomes import not_posted
 from workers.services import check_services, ran_before
 
@@ -63,41 +61,8 @@ Summary = dict[str, object]
 BUTTONS: dict[str, type[ApproveHead] | type[Recheck]] = {"approve": ApproveHead, "recheck": Recheck}
 
 
-@dataclass(frozen=True, slots=True)
-class _Asking:
-    """Who asked what of which pull request, before the pull request and its base branch's
-    ``.ichor.yaml`` are read (the audit records name them even when reading fails)."""
-
-    context: WorkerContext
-    adapter: Adapter
-    forge: str
-    delivery: str
-    repo: RepoRef
-    number: int
-    actor: str
-    source: str  # the comment's id, or check_run:<id>
-    asked: Asked | None
-    resume: bool  # the job ran before: the check it started may exist
-
-    def run(self, pull: PullRequestRef, config: ConfigResult) -> CommandRun:
-        return CommandRun(
-            self.context,
-            self.adapter,
-            self.forge,
-            self.delivery,
-            self.repo,
-            self.number,
-            self.actor,
-            self.source,
-            self.asked,
-            pull,
-            config,
-            self.resume,
-        )
-
-
 def _audited(
-    asking: _Asking, outcomes: list[CommandOutcome], work: Coroutine[Any, Any, bool]
+    asking: Asking, outcomes: list[CommandOutcome], work: Coroutine[Any, Any, bool]
 ) -> bool:
     """Run the commands, then write the audit records of their outcomes off the event loop
     (the store is Redis), even when the run failed."""
@@ -183,11 +148,11 @@ def _asking(
     installation_id: int | None,
     who: tuple[int, str, str],  # the pull request, the actor, what asked (comment or button)
     asked: Asked | None,
-) -> _Asking:
+) -> Asking:
     """Raises PermanentForgeError when the forge's adapter cannot be built."""
     adapter = context.adapter_for(forge, repo.full_name)
     number, actor, source = who
-    return _Asking(
+    return Asking(
         context,
         adapter,
         forge,
@@ -218,7 +183,7 @@ def _asked_at(created_at: str | None) -> AskedAt | None:
 
 
 async def _run_comment(
-    asking: _Asking, parsed: ParsedComment, outcomes: list[CommandOutcome]
+    asking: Asking, parsed: ParsedComment, outcomes: list[CommandOutcome]
 ) -> bool:
     bot = await asking.adapter.forge.bot_login(asking.repo)
     if asking.actor.casefold() == bot.casefold():
@@ -227,7 +192,7 @@ async def _run_comment(
 
 
 async def _run_commands(
-    asking: _Asking,
+    asking: Asking,
     parsed: ParsedComment,
     outcomes: list[CommandOutcome],  # each command's, as it ends: audited even if a later fails
     *,

@@ -314,25 +314,22 @@ def _choose_branch(
     object's open pull request on its readable or its hashed branch, if there is one; else the
     readable branch when no other object holds it; else the hashed one (refused while another
     change's pull request is open on it)."""
-    if planned.marker is None:  # an /ignore: one branch, its target and pull request's
+    # One branch: an /ignore's (its target and pull request), or an object whose readable
+    # name cannot be written as it is. ``planned`` is on the object's hashed branch.
+    marker = planned.marker
+    readable = readable_branch(marker[0], marker[2]) if marker is not None else None
+    if marker is None or readable is None:
         found = lookup(planned.branch)
         return planned if found is None else _open_for(planned, found)
-    verb, _, identity = planned.marker
-    readable = readable_branch(verb, identity)
-    hashed = planned  # planned on the hashed branch
-    if readable is None:
-        found = lookup(hashed.branch)
-        return hashed if found is None else _open_for(hashed, found)
-    easy = dataclasses.replace(planned, branch=readable)
     on_readable = lookup(readable)
-    if on_readable is not None and not_this_change(on_readable.body, *planned.marker) is None:
+    if on_readable is not None and not_this_change(on_readable.body, *marker) is None:
         return _Open(readable, on_readable)
-    on_hashed = lookup(hashed.branch)  # held before by another object, perhaps
-    if on_hashed is not None and not_this_change(on_hashed.body, *planned.marker) is None:
-        return _Open(hashed.branch, on_hashed)
-    if on_readable is None and _free_for(mirror, credentials, readable, planned.marker):
-        return easy
-    return hashed if on_hashed is None else _open_for(hashed, on_hashed)
+    on_hashed = lookup(planned.branch)  # held before by another object, perhaps
+    if on_hashed is not None and not_this_change(on_hashed.body, *marker) is None:
+        return _Open(planned.branch, on_hashed)
+    if on_readable is None and _free_for(mirror, credentials, readable, marker):
+        return dataclasses.replace(planned, branch=readable)
+    return planned if on_hashed is None else _open_for(planned, on_hashed)
 
 
 def _free_for(

@@ -28,8 +28,8 @@ from rq.utils import now, utcformat
 
 from bot.queueing.base import JOB_FUNCTION, Outcome, QueuedDelivery, QueueUnavailableError
 from bot.queueing.recovery import running_key
-from bot.state import keys
-from bot.state.redis_state import HEAD_SEQUENCE_KEY, HEAD_TTL_SECONDS, RECORD_HEAD_LUA, head_key
+from bot.state import keys as key_names
+from bot.state.redis_state import HEAD_TTL_SECONDS, RECORD_HEAD_LUA
 
 MARKER_TTL_SECONDS = HEAD_TTL_SECONDS
 # Job hashes outlive their markers, so a marker always finds its job's state.
@@ -121,14 +121,14 @@ def job_record(
 
 
 def marker_key(job_id: str) -> str:
-    return keys.delivery(job_id)
+    return key_names.delivery(job_id)
 
 
 def attempts_key(job_id: str) -> str:
-    return keys.attempts(job_id)
+    return key_names.attempts(job_id)
 
 
-_NO_HEAD = keys.NO_HEAD
+_NO_HEAD = key_names.NO_HEAD
 
 
 class RedisDeliveryQueue:
@@ -184,7 +184,11 @@ class RedisDeliveryQueue:
             Queue.redis_queues_keys,
         ]
         head = delivery.head
-        keys += [head_key(head[0]) if head else _NO_HEAD, HEAD_SEQUENCE_KEY, running_key(job_id)]
+        keys += [
+            key_names.head(head[0]) if head else _NO_HEAD,
+            key_names.HEAD_SEQUENCE,
+            running_key(job_id),
+        ]
         data, fields = job_record(delivery, self.queue.name, self.job_timeout)
         # The text fields travel as one JSON argument: packing some thirty arguments per
         # delivery cost more than everything else the web process does with Redis.

@@ -19,9 +19,10 @@ from datetime import UTC, datetime
 import redis
 
 from bot.settings import Settings
+from bot.state import keys
 from bot.state.base import AuditLog, AuditRecord
 from bot.state.memory import MemoryAudit
-from bot.state.redis_state import AUDIT_STREAM, RedisAudit
+from bot.state.redis_state import RedisAudit
 
 AUDIT_LOGGER = "ichor.audit"
 # One field of a record at most this long: a result may quote a comment, a store is capped by
@@ -153,7 +154,7 @@ class AuditTrail:
         return entry
 
 
-def redis_audit(url: str, *, timeout: float = 2.0, stream: str = AUDIT_STREAM) -> RedisAudit:
+def redis_audit(url: str, *, timeout: float = 2.0, stream: str = keys.AUDIT_STREAM) -> RedisAudit:
     """The audit stream on the Redis at ``url``, with short timeouts: a reader waits on it at
     most that long."""
     connection = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)

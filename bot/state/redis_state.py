@@ -20,20 +20,15 @@ from bot.approvals.codec import approval_from_dict, approval_to_dict, shown_from
 from bot.approvals.model import Approval
 from bot.approvals.seen import SHOWN_KEPT, ShownCheck
 from bot.forges.base import Permission
-from bot.state import keys
+from bot.state import keys as key_names
 from bot.state.base import PERMISSION_TTL, AuditRecord, StateStore
 from bot.state.locks import RedisRepoLock
 from bot.state.records import audit_from_json, audit_to_json
 
-HEAD_SEQUENCE_KEY = keys.HEAD_SEQUENCE
 # Long enough for any pull request's life; forgetting only costs one listing of comments.
 LINE_COMMENT_MEMORY_SECONDS = 180 * 24 * 3600
 # Heads are kept as long as the deliveries' dedupe markers.
 HEAD_TTL_SECONDS = 7 * 24 * 3600
-
-
-head_key = keys.head
-line_comments_key = keys.line_comments
 
 
 # Record head {sha} in sorted set {heads} (sequence {sequence}, expiry {ttl}); {redelivery} is
@@ -61,11 +56,11 @@ class RedisHeads:
         self._script = connection.register_script(_RECORD_HEAD_SCRIPT)
 
     def record_head(self, pull: str, sha: str, *, redelivery: bool) -> None:
-        keys = [head_key(pull), HEAD_SEQUENCE_KEY]
+        keys = [key_names.head(pull), key_names.HEAD_SEQUENCE]
         self._script(keys, [sha, HEAD_TTL_SECONDS, "1" if redelivery else "0"])
 
     def latest_head(self, pull: str) -> str | None:
-        newest = self._redis.zrevrange(head_key(pull), 0, 0)
+        newest = self._redis.zrevrange(key_names.head(pull), 0, 0)
         return _text(newest[0]) if newest else None
 
 
@@ -74,21 +69,17 @@ class RedisLineComments:
         self._redis = connection
 
     def has_line_comments(self, pull: str) -> bool:
-        return bool(self._redis.exists(line_comments_key(pull)))
+        return bool(self._redis.exists(key_names.line_comments(pull)))
 
     def remember_line_comments(self, pull: str) -> None:
-        self._redis.set(line_comments_key(pull), "1", ex=LINE_COMMENT_MEMORY_SECONDS)
+        self._redis.set(key_names.line_comments(pull), "1", ex=LINE_COMMENT_MEMORY_SECONDS)
 
 
 # Approvals live as long as a pull request may stay open; lost ones are rebuilt from the forge.
 APPROVAL_TTL_SECONDS = 180 * 24 * 3600
-AUDIT_STREAM = keys.AUDIT_STREAM
 AUDIT_MAX_LEN = 10_000
 AUDIT_PAGE = 200  # entries read per round trip when listing
 _KNOWN = "_"  # a field present in every approvals hash: "recorded, maybe none"
-
-
-approvals_key = keys.approvals
 
 
 class RedisApprovals:
@@ -99,7 +90,7 @@ class RedisApprovals:
         self._redis = connection
 
     def approvals(self, pull: str) -> tuple[Approval, ...] | None:
-        raw = self._redis.hgetall(approvals_key(pull))
+        raw = self._redis.hgetall(key_names.approvals(pull))
         if not raw:
             return None
         found: list[tuple[int, Approval]] = []
@@ -118,7 +109,7 @@ class RedisApprovals:
         pipe.hset(key, approval.approver, json.dumps(entry, sort_keys=True))
 
     def record(self, pull: str, approval: Approval) -> None:
-        key = approvals_key(pull)
+        key = key_names.approvals(pull)
         order = int(self._redis.hincrby(key, _KNOWN, 1))
         pipe = self._redis.pipeline()
         self._write(pipe, key, approval, order)
@@ -126,7 +117,7 @@ class RedisApprovals:
         pipe.execute()
 
     def withdraw(self, pull: str, approver: str) -> Approval | None:
-        key = approvals_key(pull)
+        key = key_names.approvals(pull)
         pipe = self._redis.pipeline()
         pipe.hget(key, approver)
         pipe.hdel(key, approver)
@@ -141,7 +132,7 @@ class RedisApprovals:
             return None
 
     def restore(self, pull: str, approvals: Sequence[Approval]) -> None:
-        key = approvals_key(pull)
+        key = key_names.approvals(pull)
         pipe = self._redis.pipeline()
         pipe.delete(key)
         pipe.hset(key, _KNOWN, len(approvals))
@@ -151,9 +142,6 @@ class RedisApprovals:
         pipe.execute()
 
 
-shown_key = keys.shown
-
-
 class RedisShownChecks:
     """A list per pull request, oldest first, trimmed to the newest ``SHOWN_KEPT``."""
 
@@ -161,7 +149,7 @@ class RedisShownChecks:
         self._redis = connection
 
     def shown(self, pull: str) -> tuple[ShownCheck, ...] | None:
-        raw = self._redis.lrange(shown_key(pull), 0, -1)
+        raw = self._redis.lrange(key_names.shown(pull), 0, -1)
         if not raw:
             return None
         found: list[ShownCheck] = []
@@ -173,7 +161,7 @@ class RedisShownChecks:
         return tuple(found)
 
     def record_shown(self, pull: str, check: ShownCheck) -> None:
-        key = shown_key(pull)
+        key = key_names.shown(pull)
         pipe = self._redis.pipeline(transaction=True)
         pipe.rpush(key, shown_to_json(check))
         pipe.ltrim(key, -SHOWN_KEPT, -1)
@@ -185,7 +173,11 @@ class RedisAudit:
     """A capped stream: the newest ``AUDIT_MAX_LEN`` records (approximately)."""
 
     def __init__(
-        self, connection: redis.Redis, *, stream: str = AUDIT_STREAM, max_len: int = AUDIT_MAX_LEN
+        self,
+        connection: redis.Redis,
+        *,
+        stream: str = key_names.AUDIT_STREAM,
+        max_len: int = AUDIT_MAX_LEN,
     ) -> None:
         self._redis = connection
         self._stream = stream
@@ -237,7 +229,7 @@ class RedisPermissions:
 
     @staticmethod
     def _key(forge: str, repo: str, user: str) -> str:
-        return keys.permission(forge, repo, user)
+        return key_names.permission(forge, repo, user)
 
     def get(self, forge: str, repo: str, user: str) -> Permission | None:
         raw = self._redis.get(self._key(forge, repo, user))
@@ -252,10 +244,6 @@ class RedisPermissions:
         self._redis.set(self._key(forge, repo, user), permission.name, ex=PERMISSION_TTL)
 
 
-onboarding_proposed_key = keys.onboarding_proposed
-onboarding_declined_key = keys.onboarding_declined
-
-
 class RedisOnboarding:
     """No expiry: a repository that declined the proposal is never offered it again."""
 
@@ -263,19 +251,19 @@ class RedisOnboarding:
         self._redis = connection
 
     def proposed(self, repo_key: str) -> bool:
-        return bool(self._redis.exists(onboarding_proposed_key(repo_key)))
+        return bool(self._redis.exists(key_names.onboarding_proposed(repo_key)))
 
     def remember_proposed(self, repo_key: str) -> None:
-        self._redis.set(onboarding_proposed_key(repo_key), "1")
+        self._redis.set(key_names.onboarding_proposed(repo_key), "1")
 
     def declined(self, repo_key: str) -> bool:
-        return bool(self._redis.exists(onboarding_declined_key(repo_key)))
+        return bool(self._redis.exists(key_names.onboarding_declined(repo_key)))
 
     def remember_declined(self, repo_key: str) -> None:
-        self._redis.set(onboarding_declined_key(repo_key), "1")
+        self._redis.set(key_names.onboarding_declined(repo_key), "1")
 
     def forget_declined(self, repo_key: str) -> None:
-        self._redis.delete(onboarding_declined_key(repo_key))
+        self._redis.delete(key_names.onboarding_declined(repo_key))
 
 
 def redis_state(connection: redis.Redis) -> StateStore:

@@ -11,10 +11,10 @@ import pytest
 import redis
 
 from bot.cli.audit import NO_REDIS, format_table, parse_since
+from bot.state import keys
 from bot.state.audit import AuditTrail, redis_audit
 from bot.state.base import AuditRecord
 from bot.state.records import audit_from_json
-from bot.state.redis_state import AUDIT_STREAM
 from tests.conftest import RunCli
 from tests.support.redis_server import RedisServer, free_port
 
@@ -31,9 +31,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
 def url(server: RedisServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     monkeypatch.setenv("ICHOR_REDIS_URL", server.url)
     client = redis.Redis.from_url(server.url)
-    client.delete(AUDIT_STREAM)
+    client.delete(keys.AUDIT_STREAM)
     yield server.url
-    client.delete(AUDIT_STREAM)
+    client.delete(keys.AUDIT_STREAM)
     client.close()
 
 

@@ -12,9 +12,10 @@ import pytest
 from bot.queueing.base import DeliveryQueue, QueuedDelivery, pull_key
 from bot.queueing.inprocess import InProcessDeliveryQueue
 from bot.queueing.redis_queue import RedisDeliveryQueue, marker_key
+from bot.state import keys
 from bot.state.base import HeadStore
 from bot.state.memory import MemoryHeads
-from bot.state.redis_state import RedisHeads, head_key
+from bot.state.redis_state import RedisHeads
 from tests.support.redis_url import SHARED_REDIS_URL
 
 Queued = tuple[DeliveryQueue, HeadStore]
@@ -70,7 +71,7 @@ def test_newest_head_wins_and_redelivery_does_not_rewind(queued: Queued) -> None
     if isinstance(queue, RedisDeliveryQueue):
         jobs = [f"github-{i}" for i in ids]
         queue.redis.delete(
-            head_key(pull), *(marker_key(j) for j in jobs), *(f"rq:job:{j}" for j in jobs)
+            keys.head(pull), *(marker_key(j) for j in jobs), *(f"rq:job:{j}" for j in jobs)
         )
 
 

@@ -12,9 +12,10 @@ import redis
 from bot.approvals.model import Approval, Fingerprint
 from bot.approvals.seen import SHOWN_KEPT, ShownCheck
 from bot.forges.base import Permission
+from bot.state import keys
 from bot.state.base import PERMISSION_TTL, AuditLog, AuditRecord, StateStore, pull_key
 from bot.state.memory import MemoryAudit, MemoryPermissions, memory_state
-from bot.state.redis_state import RedisAudit, approvals_key, redis_state, shown_key
+from bot.state.redis_state import RedisAudit, redis_state
 from tests.support.clock import ManualClock
 from tests.support.redis_url import SHARED_REDIS_URL
 
@@ -34,7 +35,7 @@ def state(request: pytest.FixtureRequest) -> Iterator[tuple[StateStore, str]]:
         return
     connection = redis.Redis.from_url(SHARED_REDIS_URL)
     yield redis_state(connection), pull
-    connection.delete(approvals_key(pull), shown_key(pull))
+    connection.delete(keys.approvals(pull), keys.shown(pull))
     connection.close()
 
 
@@ -86,11 +87,11 @@ def test_a_damaged_shown_record_shows_nothing() -> None:
     try:
         store = redis_state(connection).shown
         good = ShownCheck("1" * 40, datetime(2026, 12, 4, tzinfo=UTC), frozenset({B}))
-        connection.rpush(shown_key(pull), "not json", '{"head_sha": "x"}')
+        connection.rpush(keys.shown(pull), "not json", '{"head_sha": "x"}')
         store.record_shown(pull, good)
         assert store.shown(pull) == (good,)
     finally:
-        connection.delete(shown_key(pull))
+        connection.delete(keys.shown(pull))
         connection.close()
 
 

@@ -8,9 +8,10 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from bot.state import keys
 from bot.state.base import OnboardingMemory, onboarding_key
 from bot.state.memory import memory_state
-from bot.state.redis_state import onboarding_declined_key, onboarding_proposed_key, redis_state
+from bot.state.redis_state import redis_state
 from tests.support.redis_url import SHARED_REDIS_URL
 
 
@@ -22,7 +23,7 @@ def memory(request: pytest.FixtureRequest) -> Iterator[tuple[OnboardingMemory, s
         return
     connection = redis.Redis.from_url(SHARED_REDIS_URL)
     yield redis_state(connection).onboarding, key
-    connection.delete(onboarding_proposed_key(key), onboarding_declined_key(key))
+    connection.delete(keys.onboarding_proposed(key), keys.onboarding_declined(key))
     connection.close()
 
 

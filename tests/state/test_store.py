@@ -8,9 +8,10 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from bot.state import keys
 from bot.state.base import StateStore, pull_key
 from bot.state.memory import memory_state
-from bot.state.redis_state import head_key, line_comments_key, redis_state
+from bot.state.redis_state import redis_state
 from tests.support.redis_url import SHARED_REDIS_URL
 
 
@@ -22,7 +23,7 @@ def state(request: pytest.FixtureRequest) -> Iterator[tuple[StateStore, str]]:
         return
     connection = redis.Redis.from_url(SHARED_REDIS_URL)
     yield redis_state(connection), pull
-    connection.delete(head_key(pull), line_comments_key(pull))
+    connection.delete(keys.head(pull), keys.line_comments(pull))
     connection.close()
 
 

@@ -19,9 +19,10 @@ from starlette.exceptions import StarletteDeprecationWarning
 from bot.cli import processes
 from bot.queueing.base import Outcome, QueuedDelivery
 from bot.settings import Settings
+from bot.state import keys
 from bot.state.base import AuditLog, AuditRecord, StateStore
 from bot.state.memory import MemoryAudit
-from bot.state.redis_state import AUDIT_STREAM, RedisAudit
+from bot.state.redis_state import RedisAudit
 from bot.web.app import create_app
 from bot.web.commands import (
     OVERVIEW_COMMANDS,
@@ -262,7 +263,7 @@ def test_on_redis_the_page_reads_the_stream_the_workers_write(
     with TestClient(app) as test_client:
         assert "from-a-worker" in rows(test_client.get("/").text)[0]
         assert "from-a-worker" in rows(test_client.get("/commands?repo=octo/widgets").text)[0]
-    assert connection.xlen(AUDIT_STREAM) == 1
+    assert connection.xlen(keys.AUDIT_STREAM) == 1
     connection.close()
 
 

@@ -25,6 +25,7 @@ import httpx
 import redis
 
 from bot.cli.replay import signed_headers
+from tests.support.forkserver import run_ichor_bot
 from tests.support.git_shim import install_git_shim
 from tests.support.redis_url import SHARED_REDIS_URL
 
@@ -156,23 +157,16 @@ class Bot:
     def run_worker(
         self, forge_env: Mapping[str, str], data_dir: Path, *, timeout: float = 120
     ) -> WorkerRun:
-        """A real ``ichor-bot worker --burst``: runs what is queued, then exits."""
+        """A real ``ichor-bot worker --burst`` (forked from a pre-imported interpreter, see
+        :mod:`tests.support.forkserver`): runs what is queued, then exits."""
         log = data_dir.parent / f"worker-{uuid.uuid4().hex[:6]}.log"
         argv_log = data_dir.parent / "git-argv.log"
         shim = install_git_shim(data_dir.parent / "shim", argv_log)
         env = self._env({**forge_env, "ICHOR_DATA_DIR": str(data_dir)})
         env["PATH"] = f"{shim}{os.pathsep}{env.get('PATH', '')}"
         started = time.monotonic()
-        with log.open("wb") as out:
-            proc = subprocess.run(
-                [str(BIN / "ichor-bot"), "worker", "--burst"],
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                timeout=timeout,
-                check=False,
-            )
-        return WorkerRun(proc.returncode, log.read_text(), argv_log, time.monotonic() - started)
+        code = run_ichor_bot(["worker", "--burst"], env, log, timeout=timeout)
+        return WorkerRun(code, log.read_text(), argv_log, time.monotonic() - started)
 
     def start_worker(
         self, forge_env: Mapping[str, str], data_dir: Path, extra: Mapping[str, str] = FAST_RECOVERY

@@ -14,6 +14,7 @@ from bot.queueing.inprocess import InProcessDeliveryQueue
 from bot.state.history import CheckEntry, FileHistory, RedisHistory
 from bot.web.ui import SECURITY_HEADERS, commit_url, pull_url
 from tests.support.gitrepo import WorkRepo
+from tests.support.waiting import wait_until
 from tests.web.conftest import OwnRedis, Running, Serve
 
 VALID = {"github": "pull_request__synchronize.json"}
@@ -60,6 +61,13 @@ def test_every_outcome_is_listed_with_why(
     assert running.post("github", VALID["github"], delivery="ok-1").status_code == 202
     assert running.post("github", VALID["github"], delivery="ok-1").status_code == 200
     _post_refusals(running)
+    # Rows are written in batches after the answer: the ping, posted last, ends the wait.
+    wait_until(
+        lambda: re.search(
+            r"ping .*200 ignored", "\n".join(_rows(_page(running).text, "deliveries"))
+        ),
+        "the ping's row listed",
+    )
     rows = _rows(_page(running).text, "deliveries")
     joined = "\n".join(rows)
     assert "401 unauthorized X-Hub-Signature-256: signature does not match" in joined

@@ -21,6 +21,7 @@ import httpx
 
 from bot.cli.demo import DEMO_PULL_REPO, build_demo_pull, build_repository, read_tree
 from bot.cli.replay import signed_headers
+from tests.support.forkserver import Process, popen_ichor_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -65,7 +66,7 @@ class Server:
     url: str
     data_dir: Path
     repos: Path
-    proc: subprocess.Popen[bytes] | None = None
+    proc: Process | None = None
 
     def post(self, payload: bytes, *, event: str, delivery: str, secret: str = SECRET) -> int:
         headers = signed_headers("github", payload, event, secret, delivery)
@@ -86,13 +87,9 @@ def _environment(data_dir: Path, repos: Path) -> dict[str, str]:
 
 def start(server: Server, log: Path) -> None:
     port = int(server.url.rsplit(":", 1)[1])
-    with log.open("ab") as out:
-        server.proc = subprocess.Popen(
-            [str(BIN / "ichor-bot"), "serve", "--port", str(port)],
-            env=_environment(server.data_dir, server.repos),
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+    server.proc = popen_ichor_bot(
+        ["serve", "--port", str(port)], _environment(server.data_dir, server.repos), log
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         with contextlib.suppress(httpx.HTTPError):

@@ -25,7 +25,7 @@ import httpx
 import redis
 
 from bot.cli.replay import signed_headers
-from tests.support.forkserver import run_ichor_bot
+from tests.support.forkserver import Process, popen_ichor_bot, run_ichor_bot
 from tests.support.git_shim import install_git_shim
 from tests.support.redis_url import SHARED_REDIS_URL
 
@@ -70,7 +70,7 @@ class Bot:
         self.workers: list[WorkerProcess] = []
         self.repositories: set[str] = set()  # full names whose pull request state to clean
         self.redis = redis.Redis.from_url(redis_url)
-        self._web: subprocess.Popen[bytes] | None = None
+        self._web: Process | None = None
         self.web_log = workdir / "web.log"
 
     def _env(self, extra: Mapping[str, str]) -> dict[str, str]:
@@ -88,13 +88,7 @@ class Bot:
 
     def start(self) -> None:
         env = self._env({"ICHOR_DATA_DIR": str(self.workdir / "web-data"), **self.web_env})
-        with self.web_log.open("wb") as log:
-            self._web = subprocess.Popen(
-                [str(BIN / "ichor-bot"), "serve", "--port", str(self.port)],
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
+        self._web = popen_ichor_bot(["serve", "--port", str(self.port)], env, self.web_log)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             with contextlib.suppress(httpx.HTTPError):
@@ -174,17 +168,9 @@ class Bot:
         """A real ``ichor-bot worker`` that keeps running until it is killed."""
         log = data_dir.parent / f"worker-{uuid.uuid4().hex[:6]}.log"
         env = self._env({**forge_env, **extra, "ICHOR_DATA_DIR": str(data_dir)})
-        with log.open("wb") as out:
-            # A session of its own, so a kill takes its scheduler process with it (RQ forks
-            # one; SIGKILL to the worker alone would leave it running).
-            proc = subprocess.Popen(
-                [str(BIN / "ichor-bot"), "worker"],
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        worker = WorkerProcess(proc, log)
+        # A session of its own, so a kill takes its scheduler process with it (RQ forks one;
+        # SIGKILL to the worker alone would leave it running).
+        worker = WorkerProcess(popen_ichor_bot(["worker"], env, log), log)
         self.workers.append(worker)
         return worker
 
@@ -211,7 +197,7 @@ def _text(value: bytes | str) -> str:
 
 
 class WorkerProcess:
-    def __init__(self, proc: subprocess.Popen[bytes], log: Path) -> None:
+    def __init__(self, proc: Process, log: Path) -> None:
         self.proc = proc
         self.log_path = log
 

@@ -78,18 +78,17 @@ class ForkServer:
     def run(self, argv: Sequence[str], env: Mapping[str, str], log: Path, *, timeout: float) -> int:
         """Run ``ichor-bot *argv`` to its end; on ``timeout`` kill its session and raise
         :class:`subprocess.TimeoutExpired`, as ``subprocess.run`` does."""
-        pid, exited = self._start(argv, env, log)
+        process = self.spawn(argv, env, log)
         try:
-            return exited.result(timeout=timeout)
-        except TimeoutError:
+            return process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(pid, signal.SIGKILL)
-            exited.result(timeout=30)
-            raise subprocess.TimeoutExpired(["ichor-bot", *argv], timeout) from None
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=30)
+            raise
 
-    def _start(
-        self, argv: Sequence[str], env: Mapping[str, str], log: Path
-    ) -> tuple[int, Future[int]]:
+    def spawn(self, argv: Sequence[str], env: Mapping[str, str], log: Path) -> Forked:
+        """Start ``ichor-bot *argv`` and return at once."""
         pid: Future[int] = Future()
         exited: Future[int] = Future()
         with self._lock:
@@ -101,7 +100,7 @@ class ForkServer:
             assert self._proc.stdin is not None
             self._proc.stdin.write(json.dumps(request).encode() + b"\n")
             self._proc.stdin.flush()
-        return pid.result(timeout=30), exited
+        return Forked(pid.result(timeout=30), exited, ["ichor-bot", *argv])
 
     def close(self) -> None:
         if self._proc.stdin is not None:
@@ -113,17 +112,79 @@ class ForkServer:
             self._proc.wait()
 
 
+class Forked:
+    """A run the server forked, answering as much of ``subprocess.Popen`` as tests use; its
+    exit status is the server's to reap and report."""
+
+    def __init__(self, pid: int, exited: Future[int], args: list[str]) -> None:
+        self.pid = pid
+        self.args = args
+        self._exited = exited
+
+    @property
+    def returncode(self) -> int | None:
+        return self._exited.result() if self._exited.done() else None
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        try:
+            return self._exited.result(timeout=timeout)
+        except TimeoutError:
+            raise subprocess.TimeoutExpired(self.args, timeout or 0) from None
+
+    def send_signal(self, sig: int) -> None:
+        if self.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, sig)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+Process = Forked | subprocess.Popen[bytes]
 _server: ForkServer | None = None
 _server_lock = threading.Lock()
 
 
+def _shared_server() -> ForkServer:
+    global _server
+    with _server_lock:
+        if _server is None:
+            _server = ForkServer()
+            atexit.register(_server.close)
+        return _server
+
+
+def _exec_argv(argv: Sequence[str]) -> list[str]:
+    return [str(Path(sys.executable).parent / "ichor-bot"), *argv]
+
+
+def popen_ichor_bot(argv: Sequence[str], env: Mapping[str, str], log: Path) -> Process:
+    """Start ``ichor-bot *argv`` with ``env``, in a session of its own, its output appended to
+    ``log``; return at once."""
+    if os.environ.get("ICHOR_E2E_EXEC"):
+        with log.open("ab") as out:
+            return subprocess.Popen(
+                _exec_argv(argv),
+                env=dict(env),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+    return _shared_server().spawn(argv, env, log)
+
+
 def run_ichor_bot(argv: Sequence[str], env: Mapping[str, str], log: Path, *, timeout: float) -> int:
     """``ichor-bot *argv`` with ``env``, its output appended to ``log``; its exit code."""
-    global _server
     if os.environ.get("ICHOR_E2E_EXEC"):
         with log.open("ab") as out:
             done = subprocess.run(
-                [str(Path(sys.executable).parent / "ichor-bot"), *argv],
+                _exec_argv(argv),
                 env=dict(env),
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -131,11 +192,7 @@ def run_ichor_bot(argv: Sequence[str], env: Mapping[str, str], log: Path, *, tim
                 check=False,
             )
         return done.returncode
-    with _server_lock:
-        if _server is None:
-            _server = ForkServer()
-            atexit.register(_server.close)
-    return _server.run(argv, env, log, timeout=timeout)
+    return _shared_server().run(argv, env, log, timeout=timeout)
 
 
 # The server side: runs as ``python -m tests.support.forkserver``.

@@ -28,6 +28,7 @@ from bot.queueing.redis_queue import RedisDeliveryQueue, marker_key
 from bot.settings import Settings
 from bot.web.app import create_app
 from tests.conftest import FIXTURES
+from tests.support.forkserver import Process, popen_ichor_bot
 from tests.support.redis_url import SHARED_REDIS_URL
 from tests.support.waiting import wait_until
 
@@ -225,7 +226,7 @@ class ServeProcess:
     """A real ``ichor-bot serve`` process on loopback."""
 
     port: int
-    proc: subprocess.Popen[bytes]
+    proc: Process
     data_dir: Path
     log: Path
 
@@ -286,13 +287,7 @@ def serve_process(tmp_path: Path) -> Iterator[ServeProc]:
         )
         env.update({f"ICHOR_{k.upper()}": str(v) for k, v in settings.items()})
         log = data_dir / "serve.log"
-        with log.open("wb") as out:
-            proc = subprocess.Popen(
-                [str(BIN / "ichor-bot"), "serve", "--port", str(port)],
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
+        proc = popen_ichor_bot(["serve", "--port", str(port)], env, log)
         running = ServeProcess(port, proc, data_dir, log)
         started.append(running)
         for _ in range(600):

@@ -26,6 +26,7 @@ from bot.forges.github_manifest import build_manifest
 from bot.settings import Settings
 from bot.web.setup_github import setup_routes
 from tests.fakeforge import FakeGitHub
+from tests.support.forkserver import Process, popen_ichor_bot
 from tests.web.conftest import Serve, free_port, started_within
 
 BIN = Path(sys.executable).parent
@@ -70,16 +71,12 @@ def assert_private_page(response: httpx.Response) -> None:
 
 
 @contextlib.contextmanager
-def bot_process(env: dict[str, str], port: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+def bot_process(env: dict[str, str], port: int, log: Path) -> Iterator[Process]:
     """``ichor-bot serve`` as it runs in production (in-process queue: no Redis needed)."""
     base = {k: v for k, v in os.environ.items() if not k.startswith("ICHOR_")}
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [str(BIN / "ichor-bot"), "serve", "--port", str(port)],
-            env={**base, **env, "PYTHONUNBUFFERED": "1"},
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+    proc = popen_ichor_bot(
+        ["serve", "--port", str(port)], {**base, **env, "PYTHONUNBUFFERED": "1"}, log
+    )
     try:
         for _ in range(600):
             with contextlib.suppress(httpx.HTTPError):

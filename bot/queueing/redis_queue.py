@@ -7,16 +7,18 @@ key, :func:`bot.queueing.recovery.running_key`, has lapsed) lets the delivery th
 
 The web process submits from its event loop (``asubmit_many``, redis.asyncio): a second
 thread doing the Redis work would fight the request handlers for the GIL, and every handover
-costs a switch interval. Job records are RQ's own (``Job.create(...).to_dict()``); one Lua
-script per delivery checks the marker and writes the record and the queue push atomically —
-what ``Job.save`` and ``Queue.push_job_id`` do — so a batch is one round trip and a crash
-can never leave a marker without its job.
+costs a switch interval. Job records are RQ's own (``Job.create(...).to_dict()``, its
+public serialization); one Lua script per delivery checks the marker and writes the record and
+the queue push atomically — what ``Job.save`` and ``Queue.push_job_id`` do — so a batch is one
+round trip and a crash can never leave a marker without its job. That script is the one place
+the queue writes RQ's keys itself: RQ's ``unique=True`` enqueue refuses a duplicate id but
+cannot let a failed or stuck job's redelivery through, nor record the pull request's head in
+the same step. ``tests/queueing/test_job_record.py`` holds it to RQ's contract, and RQ is
+pinned to a minor version (pyproject.toml).
 """
 
 from __future__ import annotations
 
-import json
-import pickle
 from typing import Any
 
 import orjson
@@ -24,7 +26,7 @@ import redis
 import redis.asyncio
 from rq import Queue, Retry
 from rq.job import Job, JobStatus
-from rq.utils import now, utcformat
+from rq.utils import now
 
 from bot.queueing.base import JOB_FUNCTION, Outcome, QueuedDelivery, QueueUnavailableError
 from bot.queueing.recovery import running_key
@@ -89,35 +91,30 @@ def _description(delivery: QueuedDelivery) -> str:
 
 
 def job_record(
-    delivery: QueuedDelivery, origin: str, timeout: int = DEFAULT_JOB_TIMEOUT
+    delivery: QueuedDelivery,
+    origin: str,
+    connection: redis.Redis,
+    timeout: int = DEFAULT_JOB_TIMEOUT,
 ) -> tuple[bytes, dict[str, Any]]:
-    """RQ's job record for a delivery, built directly: ``Job.create(...).to_dict()`` costs
-    several times as much, on the path that bounds deliveries per second.
-
-    ``data`` is RQ's default serialization of the call (a pickle of function name, instance,
-    args, kwargs), left uncompressed: RQ reads uncompressed data as it is.
-    """
-    args = (delivery.forge, delivery.delivery_id, delivery.event)
-    call: tuple[str, None, tuple[str, str, dict[str, Any]], dict[str, Any]] = (
+    """RQ's job record for a delivery, made by RQ (``Job.create`` and ``Job.to_dict``): the
+    serialized call (``data``) apart, the other fields as they go into the job's hash."""
+    job = Job.create(
         JOB_FUNCTION,
-        None,
-        args,
-        {},
+        args=(delivery.forge, delivery.delivery_id, delivery.event),
+        id=delivery.job_id,
+        connection=connection,
+        result_ttl=RESULT_TTL_SECONDS,
+        failure_ttl=RESULT_TTL_SECONDS,
+        description=_description(delivery),
+        origin=origin,
+        status=JobStatus.QUEUED,
+        timeout=timeout,
+        retry=RETRY,
     )
-    stamp = utcformat(now())
-    fields: dict[str, Any] = {
-        "created_at": stamp,
-        "enqueued_at": stamp,
-        "status": JobStatus.QUEUED.value,
-        "origin": origin,
-        "description": _description(delivery),
-        "timeout": timeout,
-        "result_ttl": RESULT_TTL_SECONDS,
-        "failure_ttl": RESULT_TTL_SECONDS,
-        "retries_left": RETRY.max,
-        "retry_intervals": json.dumps(RETRY.intervals),
-    }
-    return pickle.dumps(call, protocol=pickle.HIGHEST_PROTOCOL), fields
+    job.enqueued_at = now()
+    fields = job.to_dict()
+    data: bytes = fields.pop("data")
+    return data, {k: v for k, v in fields.items() if v != ""}
 
 
 def marker_key(job_id: str) -> str:
@@ -189,7 +186,7 @@ class RedisDeliveryQueue:
             key_names.HEAD_SEQUENCE,
             running_key(job_id),
         ]
-        data, fields = job_record(delivery, self.queue.name, self.job_timeout)
+        data, fields = job_record(delivery, self.queue.name, self.redis, self.job_timeout)
         # The text fields travel as one JSON argument: packing some thirty arguments per
         # delivery cost more than everything else the web process does with Redis.
         return keys, [
@@ -200,25 +197,6 @@ class RedisDeliveryQueue:
             orjson.dumps(fields),
             head[1] if head else "",
         ]
-
-    def _job(self, delivery: QueuedDelivery) -> Job:
-        """The same job built by RQ itself (tests compare it with :func:`job_record`)."""
-        job = Job.create(
-            JOB_FUNCTION,
-            args=(delivery.forge, delivery.delivery_id, delivery.event),
-            id=delivery.job_id,
-            connection=self.redis,
-            result_ttl=RESULT_TTL_SECONDS,
-            failure_ttl=RESULT_TTL_SECONDS,
-            description=_description(delivery),
-            origin=self.queue.name,
-            status=JobStatus.QUEUED,
-            timeout=self.job_timeout,
-        )
-        job.retries_left = RETRY.max
-        job.retry_intervals = RETRY.intervals
-        job.enqueued_at = now()
-        return job
 
     # -- looking -------------------------------------------------------------------------------
     def job_state(self, job_id: str) -> str | None:

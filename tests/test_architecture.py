@@ -67,7 +67,7 @@ PURE = (
     "bot.state.base",
     "bot.state.records",  # audit records as JSON
     "bot.changes.branch",
-    "bot.changes.body",
+    "bot.changes.pr_body",
     "bot.changes.marker",
     "bot.changes.safety",
     "bot.changes.locate",

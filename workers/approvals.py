@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+from bot.approvals.approval import Approval
 from bot.approvals.fingerprints import fingerprints
-from bot.approvals.model import Approval
 from bot.approvals.seen import approval_scope, seen_by
 from bot.checks.approvals import load_approvals
 from bot.checks.evaluate import evaluate_head

@@ -15,9 +15,9 @@ from typing import Any
 
 import orjson
 
-from bot.changes.body import Requester
 from bot.changes.engine import ChangeOutcome, ChangeRequest, ChangeServices, open_change
 from bot.changes.plan import CreateChange, ObjectChange
+from bot.changes.pr_body import Requester
 from bot.errors import IchorError, TransientForgeError
 from bot.forges.base import RepositoryLookup
 from bot.state.audit import AuditTrail, utc_now

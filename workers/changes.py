@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from bot.changes.body import Requester
 from bot.changes.engine import ChangeOutcome, ChangeRequest, ChangeServices, open_change
 from bot.changes.plan import IgnoreChange, ObjectChange
+from bot.changes.pr_body import Requester
 from bot.changes.safety import anchored
 from bot.commands import (
     ApproveObject,

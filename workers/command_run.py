@@ -2,7 +2,7 @@
 
 A handler reads a :class:`CommandRun`, which nobody changes, and returns a
 :class:`CommandOutcome`: the sections it adds to the one reply, its audit record, and whether
-the check should run again. :mod:`workers.commands` looks the handler up in its table, folds
+the check should run again. :mod:`workers.command_jobs` looks the handler up in its table, folds
 the outcomes into one reply, the audit records and at most one re-check; the handler modules
 (:mod:`workers.approvals`, :mod:`workers.changes`) import this module, never that one.
 """

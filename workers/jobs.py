@@ -33,7 +33,7 @@ from bot.webhooks import (
     event_from_dict,
 )
 from workers.change_api import change_api_job
-from workers.commands import comment_job, requested_action_job
+from workers.command_jobs import comment_job, requested_action_job
 from workers.context import Adapter, WorkerContext, installed
 from workers.onboarding import installation_job, onboard_unconfigured_push
 from workers.outcomes import not_posted, run_watched, unposted_kind

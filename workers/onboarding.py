@@ -13,7 +13,7 @@ from bot.changes.engine import ChangeServices
 from bot.changes.onboard import OnboardingOutcome, open_onboarding
 from bot.changes.onboard_rerender import rerender_onboarding
 from bot.errors import ForgeError, PermanentForgeError
-from bot.onboarding.body import BRANCH
+from bot.onboarding.proposal_body import BRANCH
 from bot.repos import ForgeKind, RepoRef
 from bot.state.audit import AuditTrail, utc_now
 from bot.state.outcomes import Unposted

@@ -7,7 +7,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from bot.approvals.model import Approval, Fingerprint
+from bot.approvals.approval import Approval, Fingerprint
 from bot.approvals.seen import ShownCheck
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from bot.approvals.model import Fingerprint
+from bot.approvals.approval import Fingerprint
 from bot.gate.content.digest import canonical_json as canonical_json
 from bot.gate.content.digest import document_digest as document_digest
 from bot.gate.content.identity import Identity

@@ -19,8 +19,8 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from bot.approvals.approval import Approval
 from bot.approvals.codec import approval_from_dict, approval_to_dict
-from bot.approvals.model import Approval
 from bot.forges.base import ForgeComment
 
 APPROVAL_MARKER = "ichor:approval v1"

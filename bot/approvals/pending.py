@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.approvals.approval import Approval, Fingerprint
 from bot.approvals.fingerprints import fingerprint
-from bot.approvals.model import Approval, Fingerprint
 from bot.gate.policy import TargetMode
 from bot.gate.report import ManagedObject, Report
 

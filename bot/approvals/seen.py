@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from bot.approvals.model import Fingerprint
+from bot.approvals.approval import Fingerprint
 from bot.approvals.pending import NewObject
 
 # Per pull request: more than any person reads back through; the newest are kept.

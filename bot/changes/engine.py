@@ -23,7 +23,6 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.changes.body import MARKER, Impact, Requester, pr_body
 from bot.changes.branch import readable_branch
 from bot.changes.marker import (
     change_trailer,
@@ -42,6 +41,7 @@ from bot.changes.plan import (
     plan_ignore,
     plan_object,
 )
+from bot.changes.pr_body import MARKER, Impact, Requester, pr_body
 from bot.changes.safety import written_path_problem
 from bot.checks.compare import compare_reports
 from bot.checks.tips import branch_tip, config_at

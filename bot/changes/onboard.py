@@ -30,8 +30,8 @@ from bot.git.commit import build_commit
 from bot.git.push import push_branch, remote_branch_head
 from bot.git.store import Mirror
 from bot.git.transport import remote_failure, run_remote
-from bot.onboarding.body import BRANCH, TITLE, onboarding_body
 from bot.onboarding.proposal import build_proposal
+from bot.onboarding.proposal_body import BRANCH, TITLE, onboarding_body
 from bot.registry.builtin import crd_catalog
 from bot.repos import RepoRef
 from bot.state.base import OnboardingMemory, onboarding_key, repo_lock_key

@@ -23,8 +23,8 @@ from bot.gate.policy import GatePolicy
 from bot.gate.run import run_gate
 from bot.git.overlay import overlay
 from bot.git.store import Mirror
-from bot.onboarding.body import BRANCH, MARKER
 from bot.onboarding.expect import OpenPulls, PullVerdict, pull_verdict
+from bot.onboarding.proposal_body import BRANCH, MARKER
 from bot.repos import RepoRef
 
 log = logging.getLogger("ichor.onboarding")

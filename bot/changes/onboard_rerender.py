@@ -24,8 +24,8 @@ from bot.errors import GitStoreError
 from bot.forges.base import GitCredentials, PullRequestRef
 from bot.gate.policy import CONFIG_FILE
 from bot.git.snapshot import EntryKind
-from bot.onboarding.body import BRANCH, MARKER, onboarding_body
 from bot.onboarding.expect import OpenPulls
+from bot.onboarding.proposal_body import BRANCH, MARKER, onboarding_body
 from bot.onboarding.rerender import proposal_at
 from bot.registry.builtin import crd_catalog
 from bot.repos import RepoRef

@@ -10,9 +10,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from bot.changes.body import FieldChange, Impact, ignore_title, object_title
 from bot.changes.branch import change_branch, ignore_branch
 from bot.changes.locate import Located, NotLocated, kind_matches, locate
+from bot.changes.pr_body import FieldChange, Impact, ignore_title, object_title
 from bot.changes.safety import anchored, ignore_pattern_problem
 from bot.checks.markdown_text import inline_path, inline_text
 from bot.config.schema import IchorConfig, Target

@@ -15,8 +15,8 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
+from bot.approvals.approval import Approval
 from bot.approvals.marker import approvals_from_comments
-from bot.approvals.model import Approval
 from bot.approvals.pending import NewObject, approval_status, strict_new_objects
 from bot.approvals.seen import ShownCheck
 from bot.checks.compare import CheckComparison

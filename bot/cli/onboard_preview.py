@@ -14,8 +14,8 @@ import sys
 from bot.cli.targets import open_snapshot
 from bot.errors import UsageError
 from bot.gate.policy import CONFIG_FILE
-from bot.onboarding.body import BRANCH, TITLE, onboarding_body
 from bot.onboarding.proposal import build_proposal
+from bot.onboarding.proposal_body import BRANCH, TITLE, onboarding_body
 from bot.paths import display_path
 from bot.registry.builtin import crd_catalog
 

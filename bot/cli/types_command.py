@@ -27,7 +27,7 @@ from bot.gate.run import prepare_target
 from bot.git.snapshot import Snapshot
 from bot.paths import display_path
 from bot.registry.capabilities import Capabilities, CapabilitiesError
-from bot.registry.model import TypeRecord
+from bot.registry.followability import TypeRecord
 from bot.render.as_json import dumps, report_path
 from bot.render.text import config_issue_line, counted
 

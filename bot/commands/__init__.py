@@ -2,9 +2,7 @@
 into typed commands and usage problems; ``help_text`` and ``usage`` say what a person may
 write. Who may run a command, and what it changes, is decided by the caller."""
 
-from bot.commands.help import help_text, usage
-from bot.commands.lines import MAX_BODY, MAX_LINE
-from bot.commands.model import (
+from bot.commands.command import (
     MAX_COMMANDS,
     VERBS,
     ApproveCancel,
@@ -21,6 +19,8 @@ from bot.commands.model import (
     RejectObject,
     Verb,
 )
+from bot.commands.help import help_text, usage
+from bot.commands.lines import MAX_BODY, MAX_LINE
 from bot.commands.parse import parse_comment
 
 __all__ = [

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.approvals.approval import Approval
 from bot.approvals.marker import approval_marker, cancel_marker
-from bot.approvals.model import Approval
 from bot.approvals.pending import NewObject
 from bot.approvals.seen import Asked, AskedOn
 from bot.checks.markdown_text import inline_path, inline_text, short_sha

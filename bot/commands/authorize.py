@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.commands.model import ApproveCancel, ApproveHead, Command, Help, Recheck
+from bot.commands.command import ApproveCancel, ApproveHead, Command, Help, Recheck
 from bot.forges.base import Permission
 
 PERMISSION_NAMES = {p.name.lower(): p for p in Permission if p is not Permission.NONE}

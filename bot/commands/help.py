@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.commands.model import Verb
+from bot.commands.command import Verb
 
 _USAGE: dict[Verb, str] = {
     "help": "/help",

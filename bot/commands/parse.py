@@ -30,9 +30,7 @@ from bot.commands.args import (
     valid_target,
     value_problem,
 )
-from bot.commands.help import usage
-from bot.commands.lines import command_lines
-from bot.commands.model import (
+from bot.commands.command import (
     MAX_COMMANDS,
     VERBS,
     ApproveCancel,
@@ -49,6 +47,8 @@ from bot.commands.model import (
     RejectObject,
     Verb,
 )
+from bot.commands.help import usage
+from bot.commands.lines import command_lines
 
 _WORD = re.compile(r"\S+")
 _PREFIX = "ichor"

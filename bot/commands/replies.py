@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from bot.commands.model import CommandProblem, Verb
+from bot.commands.command import CommandProblem, Verb
 
 # GitHub takes 65,536 characters per comment; a reply stays far below.
 MAX_REPLY_CHARS = 30_000

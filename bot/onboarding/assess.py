@@ -34,7 +34,7 @@ from bot.gate.policy import DEFAULT_MAX_YAML_BYTES, TargetPolicy
 from bot.gate.run import PreparedTarget, managed_identities, prepare_target
 from bot.git.snapshot import Snapshot
 from bot.paths import relative_to
-from bot.registry.model import Reason
+from bot.registry.followability import Reason
 
 _SUBSTITUTION: Final = "${"
 _OUTSIDE: Final = {

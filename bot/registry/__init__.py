@@ -6,7 +6,7 @@ capabilities; ``TypeRegistry.resolve`` answers with a full followability record.
 
 from bot.registry.capabilities import Capabilities, CapabilitiesError, parse_capabilities
 from bot.registry.crd import CrdFacts, CrdVersion, crd_facts
-from bot.registry.model import Check, TypeRecord, Verdict
+from bot.registry.followability import Check, TypeRecord, Verdict
 from bot.registry.policy import DEFAULT_POLICY, RegistryPolicy
 from bot.registry.registry import TypeRegistry, build_registry
 

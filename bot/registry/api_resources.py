@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from bot.registry.discovery import ServedType
-from bot.registry.model import CLUSTER, NAMESPACED
+from bot.registry.followability import CLUSTER, NAMESPACED
 
 REQUIRED_COLUMNS = ("NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND", "VERBS")
 _HEADER_WORD = re.compile(r"\S+")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.registry.model import (
+from bot.registry.followability import (
     Check,
     Origin,
     Reason,

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bot.errors import IchorError
-from bot.registry.model import SCOPES
+from bot.registry.followability import SCOPES
 
 CATALOG_FORMAT = 1
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bot.registry.model import SCOPES
+from bot.registry.followability import SCOPES
 
 CRD_KIND = "CustomResourceDefinition"
 CRD_API_VERSIONS = ("apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1")

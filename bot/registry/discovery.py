@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.registry.model import CLUSTER, NAMESPACED, gv_string
+from bot.registry.followability import CLUSTER, NAMESPACED, gv_string
 
 AGGREGATED_API_VERSIONS = ("apidiscovery.k8s.io/v2", "apidiscovery.k8s.io/v2beta1")
 MAX_RESOURCES = 20_000

@@ -22,7 +22,7 @@ from bot.registry.builtin import (
 )
 from bot.registry.capabilities import Capabilities
 from bot.registry.crd import CrdFacts
-from bot.registry.model import Origin, TypeRecord, gv_string
+from bot.registry.followability import Origin, TypeRecord, gv_string
 from bot.registry.policy import DEFAULT_POLICY, RegistryPolicy
 
 __all__ = [

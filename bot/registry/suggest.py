@@ -26,7 +26,7 @@ from bot.registry.capabilities import Capabilities, parse_capabilities
 from bot.registry.catalog import CatalogProject, CrdCatalog
 from bot.registry.crd import CrdFacts
 from bot.registry.discovery import ServedType
-from bot.registry.model import NAMESPACED, gv_string
+from bot.registry.followability import NAMESPACED, gv_string
 from bot.registry.registry import CRD_VERBS, build_registry
 
 GVK = tuple[str, str, str]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from bot.approvals.model import Approval
+from bot.approvals.approval import Approval
 from bot.approvals.seen import ShownCheck
 from bot.errors import IchorError
 from bot.forges.base import Permission

@@ -8,7 +8,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from bot.approvals.model import Approval
+from bot.approvals.approval import Approval
 from bot.approvals.seen import SHOWN_KEPT, ShownCheck
 from bot.forges.base import Permission
 from bot.state.base import PERMISSION_TTL, AuditRecord, StateStore

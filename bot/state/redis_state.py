@@ -16,8 +16,8 @@ from typing import Any
 
 import redis
 
+from bot.approvals.approval import Approval
 from bot.approvals.codec import approval_from_dict, approval_to_dict, shown_from_json, shown_to_json
-from bot.approvals.model import Approval
 from bot.approvals.seen import SHOWN_KEPT, ShownCheck
 from bot.forges.base import Permission
 from bot.state import keys as key_names

@@ -31,12 +31,12 @@ from bot.state.base import AuditLog
 from bot.state.history import history_store
 from bot.state.outcomes import OutcomeStore, forge_problems, outcome_store
 from bot.web.auth import BasicAuth, StatusAuthMiddleware
-from bot.web.body import BodyBudget, BodyRefusal, limited_body
 from bot.web.changes_api import ChangeApi
-from bot.web.commands import forge_urls
+from bot.web.command_rows import forge_urls
 from bot.web.delivery_log import DeliveryLog
 from bot.web.metrics import CONTENT_TYPE, Metrics
 from bot.web.offloop import OffLoop
+from bot.web.request_body import BodyBudget, BodyRefusal, limited_body
 from bot.web.setup_github import setup_routes
 from bot.web.submitter import Submitter
 from bot.web.ui import Outcomes, ui_routes

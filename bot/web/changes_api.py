@@ -30,7 +30,6 @@ from starlette.routing import BaseRoute, Route
 from bot.queueing.base import DeliveryQueue, Outcome, QueuedDelivery
 from bot.state.audit import AuditTrail, utc_now
 from bot.state.base import AuditLog
-from bot.web.body import BodyBudget, BodyRefusal, limited_body
 from bot.web.changes_model import (
     MAX_ERRORS,
     ChangeBody,
@@ -40,6 +39,7 @@ from bot.web.changes_model import (
 )
 from bot.web.offloop import OffLoop
 from bot.web.openapi import CHANGES_PATH, OPENAPI_PATH, openapi_document
+from bot.web.request_body import BodyBudget, BodyRefusal, limited_body
 from bot.webhooks import event_to_dict
 
 log = logging.getLogger("ichor.web.api")

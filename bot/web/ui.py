@@ -28,7 +28,7 @@ from bot.state.base import AuditLog, AuditRecord
 from bot.state.history import CheckEntry, DeliveryEntry, HistoryStore
 from bot.state.outcomes import JobOutcome, OutcomeStore
 from bot.web import markdown
-from bot.web.commands import OVERVIEW_COMMANDS, PAGE_COMMANDS, PULL_PATH, command_rows
+from bot.web.command_rows import OVERVIEW_COMMANDS, PAGE_COMMANDS, PULL_PATH, command_rows
 from bot.web.delivery_log import DeliveryLog
 from bot.web.offloop import OffLoop
 

@@ -28,8 +28,8 @@ from yaml.events import AliasEvent
 from yaml.nodes import Node, ScalarNode, SequenceNode
 
 from bot.yaml.keys import DuplicateKey, check_keys_once, check_own_keys
-from bot.yaml.model import YamlDocument as YamlDocument  # re-exported: the reading's values
-from bot.yaml.model import YamlFile as YamlFile
+from bot.yaml.parsed import YamlDocument as YamlDocument  # re-exported: the reading's values
+from bot.yaml.parsed import YamlFile as YamlFile
 from bot.yaml.source import Outcome, Refused, Source
 
 try:

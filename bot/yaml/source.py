@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Final
 
-from bot.yaml.model import LinePath, YamlDocument
+from bot.yaml.parsed import LinePath, YamlDocument
 
 MAX_EXPANDED_NODES: Final = 1_000_000
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from bot.approvals.approval import Fingerprint
 from bot.approvals.fingerprints import document_digest, fingerprint, fingerprints, identity_text
-from bot.approvals.model import Fingerprint
 from bot.gate.report import ManagedObject
 
 WEB = ManagedObject(("apps", "Deployment", "prod", "web"), "t/web.yaml", 1, "a" * 64)

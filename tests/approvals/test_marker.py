@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from bot.approvals.approval import Approval, Fingerprint
 from bot.approvals.codec import approval_to_dict
 from bot.approvals.marker import (
     MAX_FINGERPRINTS,
@@ -17,7 +18,6 @@ from bot.approvals.marker import (
     cancel_marker,
     read_approval,
 )
-from bot.approvals.model import Approval, Fingerprint
 from bot.forges.base import ForgeComment
 
 BOT = "ichor-bot[bot]"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from bot.approvals.approval import Approval
 from bot.approvals.fingerprints import fingerprint
-from bot.approvals.model import Approval
 from bot.approvals.pending import NewObject, approval_status, strict_new_objects
 from bot.gate.report import ManagedObject, Report, TargetReport, empty_counts
 

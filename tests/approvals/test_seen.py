@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from bot.approvals.model import Fingerprint
+from bot.approvals.approval import Fingerprint
 from bot.approvals.pending import NewObject
 from bot.approvals.seen import AskedAt, AskedOn, ShownCheck, approval_scope, seen_by
 from bot.gate.content.identity import Identity

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bot.changes.body import Impact, Requester, pr_body
 from bot.changes.marker import (
     change_trailer,
     marked_object,
@@ -11,6 +10,7 @@ from bot.changes.marker import (
     taken_branch,
     trailer_change,
 )
+from bot.changes.pr_body import Impact, Requester, pr_body
 from bot.gate.content.identity import Identity
 
 IMPACT = Impact("prod", ("Deployment.apps web/frontend",), ("clusters/prod/frontend.yaml",))

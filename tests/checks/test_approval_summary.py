@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from bot.approvals.model import Approval
+from bot.approvals.approval import Approval
 from bot.approvals.pending import ApprovalStatus, NewObject, approval_status
 from bot.checks.approval_summary import MAX_APPROVALS_CHARS, approvals_section, waiting_title
 from bot.checks.compare import CheckComparison, TargetResult

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.approvals.approval import Approval, Fingerprint
 from bot.approvals.fingerprints import fingerprint_of
 from bot.approvals.marker import approval_marker, cancel_marker
-from bot.approvals.model import Approval, Fingerprint
 from bot.checks.output import APPROVE_ACTION, RECHECK_ACTION
 from bot.checks.pipeline import CheckResult, CheckServices, run_check
 from bot.checks.request import CheckRequest, Commit, MergeBase, pull_request

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from bot.cli.demo import DEMO_GITLINKS, DEMO_SYMLINKS, build_repository, read_tree
-from bot.onboarding.body import MARKER
+from bot.onboarding.proposal_body import MARKER
 from tests.conftest import FIXTURES
 from tests.test_corpora import CORPORA
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bot.approvals.model import Approval
+from bot.approvals.approval import Approval
 from bot.state.base import pull_key
 from bot.state.redis_state import RedisApprovals
 from tests.e2e.harness import ROOT, Bot, WorkerRun

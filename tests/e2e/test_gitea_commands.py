@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import redis
 
+from bot.approvals.approval import Approval
 from bot.approvals.marker import approvals_from_comments
-from bot.approvals.model import Approval
 from bot.forges.base import ForgeComment
 from tests.e2e.gitea_scenario import GiteaScenario
 from tests.e2e.harness import Bot, WorkerRun, running_bot

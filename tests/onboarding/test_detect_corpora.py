@@ -11,9 +11,9 @@ from bot.cli.demo import read_tree
 from bot.config.schema import parse_config
 from bot.gate.codes import CODES, IssueCode, Severity
 from bot.git.snapshot import Snapshot
-from bot.onboarding.body import onboarding_body
 from bot.onboarding.detect import detect_targets
 from bot.onboarding.proposal import build_proposal, proposal_files
+from bot.onboarding.proposal_body import onboarding_body
 from bot.registry.builtin import crd_catalog
 from tests.onboarding.corpora_fixes import error_codes, with_fixes
 from tests.onboarding.test_detect import assert_no_overlap, assert_valid_names

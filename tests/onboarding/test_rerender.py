@@ -9,7 +9,7 @@ from bot.gate.codes import IssueCode
 from bot.gate.report import Verdict
 from bot.git.overlay import overlay
 from bot.git.snapshot import Snapshot
-from bot.onboarding.body import onboarding_body
+from bot.onboarding.proposal_body import onboarding_body
 from bot.onboarding.rerender import proposal_at
 from bot.registry.builtin import crd_catalog
 from tests.onboarding.corpora_fixes import recording

@@ -10,7 +10,7 @@ import pytest
 
 from bot.registry import Verdict, build_registry
 from bot.registry.builtin import builtin_data
-from bot.registry.model import REQUIREMENTS
+from bot.registry.followability import REQUIREMENTS
 from bot.registry.registry import builtin_types
 from tests.conftest import ROOT, SHARED
 

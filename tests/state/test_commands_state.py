@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import redis
 
-from bot.approvals.model import Approval, Fingerprint
+from bot.approvals.approval import Approval, Fingerprint
 from bot.approvals.seen import SHOWN_KEPT, ShownCheck
 from bot.forges.base import Permission
 from bot.state import keys

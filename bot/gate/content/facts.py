@@ -22,7 +22,7 @@ from bot.gate.content.names import name_problem, namespace_problem
 from bot.gate.content.sops import sops_problem
 from bot.registry.crd import CrdFacts, crd_facts
 from bot.yaml.documents import parse_yaml
-from bot.yaml.model import LinePath
+from bot.yaml.parsed import LinePath
 
 SOPS_MARKER = "ENC[AES256_GCM,"
 CRD_GROUP = "apiextensions.k8s.io"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.gate.content.facts import ObjectFacts
-from bot.registry.model import CLUSTER
+from bot.registry.followability import CLUSTER
 
 Identity = tuple[str, str, str, str]  # group, kind, namespace, name
 

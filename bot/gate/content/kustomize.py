@@ -13,7 +13,7 @@ import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bot.yaml.model import LinePath
+from bot.yaml.parsed import LinePath
 
 KUSTOMIZE_API_PREFIX = "kustomize.config.k8s.io/"
 ACCEPTED_FIELDS = frozenset(

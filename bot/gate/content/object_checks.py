@@ -11,7 +11,7 @@ from bot.gate.content.names import LABEL, name_rule, suggest
 from bot.gate.fixes import rename_fix, sops_encrypt_command
 from bot.gate.report import Issue
 from bot.paths import basename
-from bot.registry.model import CLUSTER, TypeRecord
+from bot.registry.followability import CLUSTER, TypeRecord
 
 SOPS_SUFFIXES = (".sops.yaml", ".sops.yml")
 

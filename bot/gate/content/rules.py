@@ -34,7 +34,7 @@ from bot.gate.report import Issue, ManagedObject
 from bot.gate.structural import StructuralResult
 from bot.ignore.rules import IGNORE_FILE
 from bot.paths import display_path, join, relative_to
-from bot.registry.model import Reason, TypeRecord, gv_string
+from bot.registry.followability import Reason, TypeRecord, gv_string
 from bot.registry.registry import TypeRegistry
 
 _NOT_OBJECTS = (DocKind.NON_KRM, DocKind.INVALID)

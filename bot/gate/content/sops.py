@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator, Mapping
 
 from bot.gate.content.goregex import Budget, Program, Unsupported, compile_pattern, search
-from bot.yaml.model import LinePath
+from bot.yaml.parsed import LinePath
 
 KEY_SOURCES = ("age", "pgp", "kms", "gcp_kms", "azure_kv", "hc_vault", "hckms")
 RULES = (

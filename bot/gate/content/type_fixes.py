@@ -15,7 +15,7 @@ from bot.gate.fixes import append_lines_command, ignore_pattern_for, suggest_cap
 from bot.gate.policy import TargetPolicy
 from bot.ignore.rules import IGNORE_FILE
 from bot.paths import display_path, join, relative_to
-from bot.registry.model import Reason
+from bot.registry.followability import Reason
 
 
 def not_followable_fix(

@@ -22,7 +22,7 @@ from bot.gate.policy import TargetPolicy
 from bot.gate.run import managed_identities, prepare_target
 from bot.git.directory import read_directory
 from bot.paths import join
-from bot.registry.model import CLUSTER
+from bot.registry.followability import CLUSTER
 from tests.conftest import FIXTURES, SHARED, load_fixture
 
 CORPORA = SHARED / "corpora"

@@ -10,8 +10,8 @@ import yaml
 from ruamel.yaml import YAML
 
 from bot.yaml.documents import parse_yaml
-from bot.yaml.edit_render import same
-from bot.yaml.edit_text import EditText, hunks
+from bot.yaml.edit.file_lines import EditText, hunks
+from bot.yaml.edit.value_text import same
 
 Reader = Callable[[str], list[object] | None]
 

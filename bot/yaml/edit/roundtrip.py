@@ -15,9 +15,9 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
 from yaml.nodes import MappingNode, Node, SequenceNode
 
-from bot.yaml.edit_locate import content_end
-from bot.yaml.edit_render import Layout, scalar_text
-from bot.yaml.edit_text import split_lines
+from bot.yaml.edit.file_lines import split_lines
+from bot.yaml.edit.positions import content_end
+from bot.yaml.edit.value_text import Layout, scalar_text
 
 _WIDTH = 1 << 20  # never fold a long scalar onto a second line
 

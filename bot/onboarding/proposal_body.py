@@ -2,7 +2,7 @@
 
 The body says what the pull request adds (or, when nothing qualified, why it proposes one new,
 empty target), the gate's verdict per proposed target, the folders it does not propose and
-why, each target's section (:mod:`bot.onboarding.body_targets`: role counts, where each type of
+why, each target's section (:mod:`bot.onboarding.target_sections`: role counts, where each type of
 its capabilities file came from, refused files by code with their fixes), what to expect
 (:mod:`bot.onboarding.expect`), and how to make ``ichor/acceptance`` a required check on the
 forge at hand. Every path and message comes from the repository, so it is escaped
@@ -16,13 +16,13 @@ from collections.abc import Sequence
 
 from bot.checks.markdown_text import inline_path, inline_text
 from bot.forges.base import CHECK_NAME
-from bot.onboarding.body_targets import SHOWN_PER_CODE as SHOWN_PER_CODE
-from bot.onboarding.body_targets import target_parts, verdict_text
 from bot.onboarding.detect import LeftOut
 from bot.onboarding.empty import SOPS_CONFIG
 from bot.onboarding.expect import BRANCH as BRANCH
 from bot.onboarding.expect import OpenPulls, expect_lines
 from bot.onboarding.proposal import Proposal
+from bot.onboarding.target_sections import SHOWN_PER_CODE as SHOWN_PER_CODE
+from bot.onboarding.target_sections import target_parts, verdict_text
 from bot.repos import ForgeKind
 
 TITLE = "ichor: guard this repository's GitTarget paths"

@@ -12,9 +12,15 @@ import pytest
 from bot.gate.codes import CODES, IssueCode
 from bot.gate.report import Issue, Role, TargetReport, empty_counts
 from bot.git.snapshot import Snapshot
-from bot.onboarding.body import MARKER, MAX_BODY, SHOWN_PER_CODE, forge_steps, onboarding_body
 from bot.onboarding.detect import Candidate
 from bot.onboarding.proposal import Proposal, ProposedTarget, build_proposal
+from bot.onboarding.proposal_body import (
+    MARKER,
+    MAX_BODY,
+    SHOWN_PER_CODE,
+    forge_steps,
+    onboarding_body,
+)
 from bot.registry.builtin import crd_catalog
 from tests.onboarding.test_detect import THREE
 

@@ -24,7 +24,7 @@ from bot.state.base import AuditLog, AuditRecord, StateStore
 from bot.state.memory import MemoryAudit
 from bot.state.redis_state import RedisAudit
 from bot.web.app import create_app
-from bot.web.commands import (
+from bot.web.command_rows import (
     OVERVIEW_COMMANDS,
     PAGE_COMMANDS,
     command_rows,

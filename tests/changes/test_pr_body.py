@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.changes.body import (
+from bot.changes.pr_body import (
     MARKER,
     FieldChange,
     Impact,

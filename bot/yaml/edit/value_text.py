@@ -16,7 +16,7 @@ from typing import Final
 import yaml
 from ruamel.yaml import YAML
 
-from bot.yaml.edit_text import EditError
+from bot.yaml.edit.file_lines import EditError
 
 MAX_VALUE_DEPTH: Final = 64
 MAX_VALUE_ITEMS: Final = 100_000

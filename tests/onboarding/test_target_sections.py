@@ -8,8 +8,8 @@ from __future__ import annotations
 from bot.gate.codes import IssueCode
 from bot.gate.policy import GatePolicy, TargetPolicy
 from bot.gate.report import Issue, TargetReport, empty_counts
-from bot.onboarding.body import onboarding_body
 from bot.onboarding.expect import OpenPulls, PullVerdict, pull_verdict
+from bot.onboarding.proposal_body import onboarding_body
 from tests.gate.test_suggest_input import CRD
 from tests.onboarding.test_detect import THREE, objects
 from tests.onboarding.test_proposal_files import RELEASES, UNKNOWN, WIDGETS, propose

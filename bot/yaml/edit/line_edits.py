@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from bot.yaml.edit_locate import (
+from bot.yaml.edit.file_lines import Allowed, EditError
+from bot.yaml.edit.positions import (
     Spot,
     colon_after,
     content_end,
@@ -20,8 +21,7 @@ from bot.yaml.edit_locate import (
     is_empty,
     is_flow,
 )
-from bot.yaml.edit_render import Layout, block_lines, flow_text, inline_text, scalar_text
-from bot.yaml.edit_text import Allowed, EditError
+from bot.yaml.edit.value_text import Layout, block_lines, flow_text, inline_text, scalar_text
 
 _NULL = "tag:yaml.org,2002:null"
 

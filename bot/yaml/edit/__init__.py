@@ -19,29 +19,7 @@ from typing import Final
 
 from yaml.nodes import MappingNode, ScalarNode
 
-from bot.yaml.edit_lines import (
-    add_lines,
-    allowed_add,
-    allowed_delete,
-    allowed_set,
-    delete_lines,
-    is_null,
-    set_lines,
-)
-from bot.yaml.edit_locate import (
-    Spot,
-    dotted,
-    has_merge_key,
-    is_empty,
-    layout_of,
-    locate,
-    read_structure,
-    shared_nodes,
-)
-from bot.yaml.edit_readers import READERS, changed_size, read_gate_matches
-from bot.yaml.edit_render import Layout, block_lines, plain_value, same
-from bot.yaml.edit_ruamel import roundtrip
-from bot.yaml.edit_text import (
+from bot.yaml.edit.file_lines import (
     MAX_EDIT_BYTES,
     Allowed,
     EditError,
@@ -51,6 +29,28 @@ from bot.yaml.edit_text import (
     encode,
     rebuilt,
 )
+from bot.yaml.edit.line_edits import (
+    add_lines,
+    allowed_add,
+    allowed_delete,
+    allowed_set,
+    delete_lines,
+    is_null,
+    set_lines,
+)
+from bot.yaml.edit.positions import (
+    Spot,
+    dotted,
+    has_merge_key,
+    is_empty,
+    layout_of,
+    locate,
+    read_structure,
+    shared_nodes,
+)
+from bot.yaml.edit.readers import READERS, changed_size, read_gate_matches
+from bot.yaml.edit.roundtrip import roundtrip
+from bot.yaml.edit.value_text import Layout, block_lines, plain_value, same
 
 __all__ = [
     "MAX_EDIT_BYTES",

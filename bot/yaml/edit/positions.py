@@ -15,8 +15,8 @@ from typing import Any, Final
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from bot.yaml.edit_render import Layout
-from bot.yaml.edit_text import EditError
+from bot.yaml.edit.file_lines import EditError
+from bot.yaml.edit.value_text import Layout
 
 _STR: Final = "tag:yaml.org,2002:str"
 _MERGE: Final = "tag:yaml.org,2002:merge"

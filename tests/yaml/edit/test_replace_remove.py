@@ -1,6 +1,6 @@
 """bot.yaml.edit on real files: nodes replaced (merged, so comments stay) and documents removed.
 
-As in test_edit.py, every case states exactly what changes, runs through the round trip and
+As in test_edits.py, every case states exactly what changes, runs through the round trip and
 through the line edits alone (`mode`), and is read back by PyYAML (libyaml) and ruamel.yaml.
 """
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from bot.repos import ForgeKind
-from bot.webhooks.events import Ignored
-from bot.webhooks.payload import JsonObject
+from collections.abc import Callable
+
+from bot.repos import ForgeKind, RepoRef
+from bot.webhooks.events import Event, Ignored, PushEvent
+from bot.webhooks.payload import JsonObject, is_zero_sha
 
 TAG_PUSH = "tag pushes are not checked (the bot checks branches)"
 NOT_A_BRANCH = "only pushes to branches (refs/heads/...) are checked"
@@ -22,6 +24,36 @@ def non_branch_reason(ref: str) -> str | None:
     if ref.startswith("refs/heads/"):
         return None
     return TAG_PUSH if ref.startswith("refs/tags/") else NOT_A_BRANCH
+
+
+def push_event(
+    forge: ForgeKind,
+    event_name: str,
+    p: JsonObject,
+    *,
+    repo: Callable[[JsonObject], RepoRef],
+    pusher: Callable[[JsonObject], str | None],
+    installation_id: Callable[[JsonObject], int | None] = lambda _: None,
+    flags: bool = False,
+) -> Event:
+    """A push hook, alike on the three forges but for where the repository, the pusher and
+        the installation are written, and whether it says ``created``/``deleted`` itself (``flags``,
+    GitHub) or only by a zero SHA. A tag push reads no more than its ref."""
+    ref = p.ref("ref")
+    skip = non_branch_reason(ref)
+    if skip is not None:
+        return ignored(forge, event_name, None, skip)
+    before, after = p.sha("before"), p.sha("after")
+    return PushEvent(
+        repo=repo(p),
+        ref=ref,
+        before=before,
+        after=after,
+        created=p.flag("created") if flags and p.has("created") else is_zero_sha(before),
+        deleted=p.flag("deleted") if flags and p.has("deleted") else is_zero_sha(after),
+        pusher=pusher(p),
+        installation_id=installation_id(p),
+    )
 
 
 def changed(p: JsonObject, key: str) -> bool:

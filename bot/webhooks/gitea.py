@@ -16,10 +16,10 @@ from bot.webhooks.common import (
     changed,
     differs,
     ignored,
-    non_branch_reason,
+    push_event,
 )
-from bot.webhooks.events import ChangeAction, ChangeRequestEvent, CommentEvent, Event, PushEvent
-from bot.webhooks.payload import JsonObject, is_zero_sha
+from bot.webhooks.events import ChangeAction, ChangeRequestEvent, CommentEvent, Event
+from bot.webhooks.payload import JsonObject
 
 _F = ForgeKind.GITEA
 _PR_ACTIONS: dict[str, ChangeAction] = {
@@ -120,19 +120,9 @@ def _negative(value: object) -> bool:
 
 
 def _push(event_name: str, p: JsonObject) -> Event:
-    ref = p.ref("ref")
-    skip = non_branch_reason(ref)
-    if skip is not None:
-        return ignored(_F, event_name, None, skip)
-    before, after = p.sha("before"), p.sha("after")
+    return push_event(_F, event_name, p, repo=_repo, pusher=_pusher)
+
+
+def _pusher(p: JsonObject) -> str | None:
     pusher = p.opt_obj("pusher")
-    return PushEvent(
-        repo=_repo(p),
-        ref=ref,
-        before=before,
-        after=after,
-        created=is_zero_sha(before),
-        deleted=is_zero_sha(after),
-        pusher=None if pusher is None else pusher.opt_text("login") or pusher.opt_text("username"),
-        installation_id=None,
-    )
+    return None if pusher is None else pusher.opt_text("login") or pusher.opt_text("username")

@@ -12,7 +12,7 @@ from bot.webhooks.common import (
     changed,
     differs,
     ignored,
-    non_branch_reason,
+    push_event,
 )
 from bot.webhooks.events import (
     ChangeAction,
@@ -22,10 +22,9 @@ from bot.webhooks.events import (
     Event,
     InstallationEvent,
     PingEvent,
-    PushEvent,
     RequestedActionEvent,
 )
-from bot.webhooks.payload import JsonObject, is_zero_sha
+from bot.webhooks.payload import JsonObject
 
 _F = ForgeKind.GITHUB
 # ready_for_review leaves the head alone, but a draft may have been skipped until now.
@@ -105,22 +104,14 @@ def _pull_request(event_name: str, p: JsonObject) -> Event:
 
 
 def _push(event_name: str, p: JsonObject) -> Event:
-    ref = p.ref("ref")
-    skip = non_branch_reason(ref)
-    if skip is not None:
-        return ignored(_F, event_name, None, skip)
-    before, after = p.sha("before"), p.sha("after")
-    pusher = p.opt_obj("pusher")
-    return PushEvent(
-        repo=_repo(p),
-        ref=ref,
-        before=before,
-        after=after,
-        created=p.flag("created") if p.has("created") else is_zero_sha(before),
-        deleted=p.flag("deleted") if p.has("deleted") else is_zero_sha(after),
-        pusher=None if pusher is None else pusher.opt_text("name"),
-        installation_id=_installation(p),
+    return push_event(
+        _F, event_name, p, repo=_repo, pusher=_pusher, installation_id=_installation, flags=True
     )
+
+
+def _pusher(p: JsonObject) -> str | None:
+    pusher = p.opt_obj("pusher")
+    return None if pusher is None else pusher.opt_text("name")
 
 
 def _comment(event_name: str, p: JsonObject) -> Event:

@@ -17,10 +17,10 @@ from bot.webhooks.common import (
     changed,
     differs,
     ignored,
-    non_branch_reason,
+    push_event,
 )
-from bot.webhooks.events import ChangeAction, ChangeRequestEvent, CommentEvent, Event, PushEvent
-from bot.webhooks.payload import JsonObject, WebhookError, is_zero_sha
+from bot.webhooks.events import ChangeAction, ChangeRequestEvent, CommentEvent, Event
+from bot.webhooks.payload import JsonObject, WebhookError
 
 _F = ForgeKind.GITLAB
 # GitLab users carry no bot flag in hooks; project and group access tokens act as users named
@@ -165,21 +165,7 @@ def _note(event_name: str, p: JsonObject) -> Event:
 
 
 def _push(event_name: str, p: JsonObject) -> Event:
-    ref = p.ref("ref")
-    skip = non_branch_reason(ref)
-    if skip is not None:
-        return ignored(_F, event_name, None, skip)
-    before, after = p.sha("before"), p.sha("after")
-    return PushEvent(
-        repo=_repo(p),
-        ref=ref,
-        before=before,
-        after=after,
-        created=is_zero_sha(before),
-        deleted=is_zero_sha(after),
-        pusher=p.opt_text("user_username"),
-        installation_id=None,
-    )
+    return push_event(_F, event_name, p, repo=_repo, pusher=lambda p: p.opt_text("user_username"))
 
 
 _HANDLERS: dict[str, tuple[str, Callable[[str, JsonObject], Event]]] = {

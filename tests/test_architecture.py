@@ -570,3 +570,28 @@ def test_only_the_stores_the_queue_and_the_cli_use_redis() -> None:
     assert found == [], "redis used outside bot/state, bot/queueing and bot/cli:\n" + "\n".join(
         found
     )
+
+
+# Rule 7 of docs/architecture.md: the workers' side is synchronous, a job calls
+# its adapter, git and Redis directly. Only the web process runs an event loop.
+SYNCHRONOUS = ("workers*", "bot.checks*", "bot.changes*", "bot.forges*", "bot.git*", "bot.state*")
+ASYNC_MODULES = frozenset(
+    {"asyncio", "anyio", "redis.asyncio", "gidgethub.httpx", "gidgethub.aiohttp"}
+)
+
+
+def test_the_workers_side_runs_no_event_loop() -> None:
+    found = []
+    for name, path in _modules().items():
+        if not _matches(name, SYNCHRONOUS):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.AsyncFunctionDef | ast.Await | ast.AsyncWith | ast.AsyncFor):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: async code")
+        found += [
+            f"{path.relative_to(ROOT)}:{i.line}: imports {i.imported}"
+            for i in imports_of(name)
+            if i.imported in ASYNC_MODULES or _top(i.imported) in ASYNC_MODULES
+        ]
+    assert found == [], "an event loop on the workers' side:\n" + "\n".join(found)

@@ -3,8 +3,6 @@ bot's reply, then let the check run again (the command job re-checks once at the
 
 from __future__ import annotations
 
-import asyncio
-
 from bot.approvals.approval import Approval
 from bot.approvals.fingerprints import fingerprints
 from bot.approvals.seen import approval_scope, seen_by
@@ -15,11 +13,11 @@ from workers.command_run import CommandOutcome, CommandRun
 from workers.services import check_services
 
 
-async def approve_head(run: CommandRun, command: Command) -> CommandOutcome:
+def approve_head(run: CommandRun, command: Command) -> CommandOutcome:
     request = run.head_request("approve")
     forge = run.adapter.forge
     services = check_services(run.context, run.adapter, run.forge, resume=False)
-    evaluated = await evaluate_head(request, services)
+    evaluated = evaluate_head(request, services)
     objects = evaluated[1].objects if evaluated is not None else ()
     if not objects:
         return CommandOutcome.of(
@@ -34,7 +32,7 @@ async def approve_head(run: CommandRun, command: Command) -> CommandOutcome:
             "refused: the comment's time is not known",
             approval_replies.comment_time_unknown(request.head_sha),
         )
-    shown = await asyncio.to_thread(run.context.state.shown.shown, run.pull_key)
+    shown = run.context.state.shown.shown(run.pull_key)
     if shown is None:
         return CommandOutcome.of(
             "approve",
@@ -51,14 +49,14 @@ async def approve_head(run: CommandRun, command: Command) -> CommandOutcome:
         )
     store = run.context.state.approvals
     # Rebuilt from the forge first when Redis has lost them, so recording one keeps the rest.
-    await load_approvals(forge, store, run.repo, run.number, run.pull_key)
+    load_approvals(forge, store, run.repo, run.number, run.pull_key)
     approval = Approval(
         run.actor,
         request.head_sha,
         fingerprints(o.object for o in scope.covered),
         source=run.source,
     )
-    await asyncio.to_thread(store.record, run.pull_key, approval)
+    store.record(run.pull_key, approval)
     sections = [approval_replies.approved(approval, scope.covered)]
     if scope.unseen:
         sections.append(approval_replies.not_covered(scope.unseen, run.asked))
@@ -66,11 +64,11 @@ async def approve_head(run: CommandRun, command: Command) -> CommandOutcome:
     return CommandOutcome.of("approve", "done" + unseen, *sections, recheck=True)
 
 
-async def withdraw_approval(run: CommandRun, command: Command) -> CommandOutcome:
+def withdraw_approval(run: CommandRun, command: Command) -> CommandOutcome:
     store = run.context.state.approvals
     forge = run.adapter.forge
-    await load_approvals(forge, store, run.repo, run.number, run.pull_key)
-    removed = await asyncio.to_thread(store.withdraw, run.pull_key, run.actor)
+    load_approvals(forge, store, run.repo, run.number, run.pull_key)
+    removed = store.withdraw(run.pull_key, run.actor)
     if removed is None:
         return CommandOutcome.of(
             "approve",

@@ -6,8 +6,6 @@ it merges into, at that branch's tip, fetched into the same mirror the checks us
 
 from __future__ import annotations
 
-import asyncio
-
 from bot.checks.tips import branch_tip, config_at
 from bot.checks.trees import TreeSource
 from bot.config.schema import ConfigResult
@@ -17,17 +15,12 @@ from bot.repos import RepoRef
 from workers.context import Adapter
 
 
-async def read_base_config(adapter: Adapter, repo: RepoRef, pull: PullRequestRef) -> ConfigResult:
+def read_base_config(adapter: Adapter, repo: RepoRef, pull: PullRequestRef) -> ConfigResult:
     if pull.base_ref is None:
         raise PermanentForgeError(f"{repo.full_name}#{pull.number}: the base branch is not known")
-    credentials = await adapter.forge.git_credentials(repo)
-    manager = adapter.open_tree(repo)
-    # Opening waits for the mirror's lock and may clone: off the event loop, like the checks.
-    tree = await asyncio.to_thread(manager.__enter__)
-    try:
-        return await asyncio.to_thread(_config_at_tip, tree, credentials, pull.base_ref)
-    finally:
-        await asyncio.to_thread(manager.__exit__, None, None, None)
+    credentials = adapter.forge.git_credentials(repo)
+    with adapter.open_tree(repo) as tree:
+        return _config_at_tip(tree, credentials, pull.base_ref)
 
 
 def _config_at_tip(

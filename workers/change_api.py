@@ -38,7 +38,7 @@ def change_api_job(context: WorkerContext, forge: str, delivery_id: str, event: 
         "request": event.request,
     }
     try:
-        outcome = context.run(_open(context, forge, event))
+        outcome = _open(context, forge, event)
     except TransientForgeError as exc:
         _audit(context, forge, delivery_id, event, f"error: {exc} (tried again)")
         raise  # the queue's retries: the client may still be waiting for the answer
@@ -58,15 +58,15 @@ def change_api_job(context: WorkerContext, forge: str, delivery_id: str, event: 
     }
 
 
-async def _open(context: WorkerContext, forge: str, event: ChangeApiEvent) -> ChangeOutcome:
+def _open(context: WorkerContext, forge: str, event: ChangeApiEvent) -> ChangeOutcome:
     adapter = context.adapter_for(forge, event.repo.full_name)
     lookup = adapter.forge
     if adapter.open_mirror is None or not isinstance(lookup, RepositoryLookup):
         return ChangeOutcome("refused", reason="this forge cannot take change pull requests")
-    repo = await lookup.repository(event.repo.full_name)
+    repo = lookup.repository(event.repo.full_name)
     if repo.default_branch is None:
         return ChangeOutcome("refused", reason=f"{repo.full_name} has no default branch")
-    login = await adapter.forge.bot_login(repo)
+    login = adapter.forge.bot_login(repo)
     services = ChangeServices(
         adapter.forge,
         adapter.open_mirror,
@@ -77,7 +77,7 @@ async def _open(context: WorkerContext, forge: str, event: ChangeApiEvent) -> Ch
     )
     requester = Requester(event.requester, via_api=True, client=event.actor)
     request = ChangeRequest(repo, forge, change_of(event), repo.default_branch, requester)
-    return await open_change(request, services)
+    return open_change(request, services)
 
 
 def change_of(event: ChangeApiEvent) -> ObjectChange | CreateChange:

@@ -24,7 +24,7 @@ from workers.command_run import AuditRecord, CommandOutcome, CommandRun
 ChangeCommand = ApproveObject | RejectObject | DeleteObject | IgnorePattern
 
 
-async def change_command(run: CommandRun, command: Command) -> CommandOutcome:
+def change_command(run: CommandRun, command: Command) -> CommandOutcome:
     assert isinstance(command, ChangeCommand)  # filed under these types in the table
     verb = command.verb
     adapter = run.adapter
@@ -35,7 +35,7 @@ async def change_command(run: CommandRun, command: Command) -> CommandOutcome:
             "refused: no change pull requests on this forge",
             replies.refused(verb, "this forge cannot take change pull requests"),
         )
-    link = await _comment_link(run)
+    link = _comment_link(run)
     requester = Requester(run.actor, link)
     if isinstance(command, IgnorePattern):
         if pull.from_fork or pull.head_ref is None:
@@ -51,7 +51,7 @@ async def change_command(run: CommandRun, command: Command) -> CommandOutcome:
         change = _object_change(command, run.actor)
         base = run.repo.default_branch or pull.base_ref or "main"
         rules = None
-    login = await adapter.forge.bot_login(run.repo)
+    login = adapter.forge.bot_login(run.repo)
     services = ChangeServices(
         adapter.forge,
         adapter.open_mirror,
@@ -61,7 +61,7 @@ async def change_command(run: CommandRun, command: Command) -> CommandOutcome:
         registries=run.context.registries,
     )
     request = ChangeRequest(run.repo, run.forge, change, base, requester, config_branch=rules)
-    outcome = await open_change(request, services)
+    outcome = open_change(request, services)
     audit = AuditRecord(
         verb,
         audit_result(outcome),
@@ -104,7 +104,7 @@ def _object_change(command: ChangeCommand, actor: str) -> ObjectChange:
     )
 
 
-async def _comment_link(run: CommandRun) -> str | None:
+def _comment_link(run: CommandRun) -> str | None:
     """The triggering comment's URL, for the pull request's body (a button: the PR's)."""
     url = run.pull.url
     if not url or run.source.startswith("check_run:") or not run.source.isdigit():

@@ -15,11 +15,9 @@ re-check; the handlers (:mod:`workers.approvals`, :mod:`workers.changes`) never 
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
 
 from bot.approvals.seen import Asked, AskedAt, AskedOn
 from bot.checks.pipeline import run_check
@@ -61,13 +59,11 @@ Summary = dict[str, object]
 BUTTONS: dict[str, type[ApproveHead] | type[Recheck]] = {"approve": ApproveHead, "recheck": Recheck}
 
 
-def _audited(
-    asking: Asking, outcomes: list[CommandOutcome], work: Coroutine[Any, Any, bool]
-) -> bool:
-    """Run the commands, then write the audit records of their outcomes off the event loop
-    (the store is Redis), even when the run failed."""
+def _audited(asking: Asking, outcomes: list[CommandOutcome], work: Callable[[], bool]) -> bool:
+    """Run the commands, then write the audit records of their outcomes, even when the run
+    failed."""
     try:
-        return asking.context.run(work)
+        return work()
     finally:
         trail = AuditTrail(asking.context.state.audit, clock=utc_now)
         for outcome in outcomes:
@@ -109,7 +105,7 @@ def comment_job(context: WorkerContext, forge: str, delivery_id: str, event: obj
     except PermanentForgeError as exc:
         return {**summary, "handled": False, **_no_adapter(forge, event.repo, exc)}
     outcomes: list[CommandOutcome] = []
-    handled = _audited(asking, outcomes, _run_comment(asking, parsed, outcomes))
+    handled = _audited(asking, outcomes, lambda: _run_comment(asking, parsed, outcomes))
     return {**summary, "handled": handled, "results": [o.audit.line for o in outcomes]}
 
 
@@ -136,7 +132,9 @@ def requested_action_job(
         return {**summary, "handled": False, **_no_adapter(forge, event.repo, exc)}
     parsed = ParsedComment((command(1),), (), truncated=False)
     outcomes: list[CommandOutcome] = []
-    handled = _audited(asking, outcomes, _run_commands(asking, parsed, outcomes, react_to=None))
+    handled = _audited(
+        asking, outcomes, lambda: _run_commands(asking, parsed, outcomes, react_to=None)
+    )
     return {**summary, "handled": handled, "results": [o.audit.line for o in outcomes]}
 
 
@@ -182,16 +180,14 @@ def _asked_at(created_at: str | None) -> AskedAt | None:
         return None
 
 
-async def _run_comment(
-    asking: Asking, parsed: ParsedComment, outcomes: list[CommandOutcome]
-) -> bool:
-    bot = await asking.adapter.forge.bot_login(asking.repo)
+def _run_comment(asking: Asking, parsed: ParsedComment, outcomes: list[CommandOutcome]) -> bool:
+    bot = asking.adapter.forge.bot_login(asking.repo)
     if asking.actor.casefold() == bot.casefold():
         return False  # the bot's own reply quotes commands; it never answers itself
-    return await _run_commands(asking, parsed, outcomes, react_to=asking.source)
+    return _run_commands(asking, parsed, outcomes, react_to=asking.source)
 
 
-async def _run_commands(
+def _run_commands(
     asking: Asking,
     parsed: ParsedComment,
     outcomes: list[CommandOutcome],  # each command's, as it ends: audited even if a later fails
@@ -199,25 +195,25 @@ async def _run_commands(
     react_to: str | None,
 ) -> bool:
     forge = asking.adapter.forge
-    pull = await forge.get_pull_request(asking.repo, asking.number)
-    config = await read_base_config(asking.adapter, asking.repo, pull)
+    pull = forge.get_pull_request(asking.repo, asking.number)
+    config = read_base_config(asking.adapter, asking.repo, pull)
     if not config.present:
         log.info("%s: no .ichor.yaml on the base branch; commands ignored", asking.repo.full_name)
         return False
     run = asking.run(pull, config)
     if react_to is not None:
         try:
-            await forge.add_reaction(run.repo, run.number, react_to, "eyes")
+            forge.add_reaction(run.repo, run.number, react_to, "eyes")
         except ForgeError as exc:  # an acknowledgement, not the command: go on
             log.warning("%s#%d: no reaction: %s", run.repo.full_name, run.number, exc)
     outcomes.extend(_problems(run, parsed.problems))
     for command in parsed.commands:
-        outcomes.append(await _one(run, command))
+        outcomes.append(_one(run, command))
     body = replies.compose(section for outcome in outcomes for section in outcome.sections)
     if body is not None:  # first: an approval's reply is its durable record
-        await forge.post_comment(run.repo, run.number, body)
+        forge.post_comment(run.repo, run.number, body)
     if any(outcome.recheck for outcome in outcomes):  # once, however many asked
-        await _check_again(run)
+        _check_again(run)
     return True
 
 
@@ -255,22 +251,22 @@ def _authorization(run: CommandRun, permission: Permission) -> Authorization:
     )
 
 
-async def _permission(run: CommandRun) -> Permission:
+def _permission(run: CommandRun) -> Permission:
     cache = run.context.state.permissions
-    cached = await asyncio.to_thread(cache.get, run.forge, run.repo.full_name, run.actor)
+    cached = cache.get(run.forge, run.repo.full_name, run.actor)
     if cached is not None:
         return cached
-    found = await run.adapter.forge.permission(run.repo, run.actor)
-    await asyncio.to_thread(cache.put, run.forge, run.repo.full_name, run.actor, found)
+    found = run.adapter.forge.permission(run.repo, run.actor)
+    cache.put(run.forge, run.repo.full_name, run.actor, found)
     return found
 
 
-async def _one(run: CommandRun, command: Command) -> CommandOutcome:
+def _one(run: CommandRun, command: Command) -> CommandOutcome:
     """The command's permission check, then its handler from :data:`HANDLERS`."""
     verb = command.verb
     needed = required_permission(command, _authorization(run, Permission.NONE).min_permission)
     try:
-        permission = await _permission(run) if needed > Permission.NONE else Permission.NONE
+        permission = _permission(run) if needed > Permission.NONE else Permission.NONE
     except ForgeError as exc:
         log.warning("%s: permission of %s not known: %s", run.repo.full_name, run.actor, exc)
         return CommandOutcome.of(
@@ -282,17 +278,17 @@ async def _one(run: CommandRun, command: Command) -> CommandOutcome:
     if why is not None:
         return CommandOutcome.of(verb, f"refused: {why}", replies.refused(verb, why))
     try:
-        return await HANDLERS[type(command)](run, command)
+        return HANDLERS[type(command)](run, command)
     except IchorError as exc:
         log.error("%s#%d: /%s failed: %s", run.repo.full_name, run.number, verb, exc)
         return CommandOutcome.of(verb, f"error: {exc}", replies.failed(verb, str(exc)))
 
 
-async def _help_command(run: CommandRun, command: Command) -> CommandOutcome:
+def _help_command(run: CommandRun, command: Command) -> CommandOutcome:
     return CommandOutcome.of(command.verb, "done", _help(run))
 
 
-async def _recheck(run: CommandRun, command: Command) -> CommandOutcome:
+def _recheck(run: CommandRun, command: Command) -> CommandOutcome:
     return CommandOutcome.of(command.verb, "done", recheck=True)
 
 
@@ -310,12 +306,12 @@ HANDLERS: dict[type[Command], Handler] = {
 }
 
 
-async def _check_again(run: CommandRun) -> None:
+def _check_again(run: CommandRun) -> None:
     """Check the pull request's current head now, as a new delivery would: a newer head
     recorded for it makes any older queued check of this pull request stand down."""
     request = run.head_request("recheck")
     heads = run.context.state.heads
-    await asyncio.to_thread(heads.record_head, run.pull_key, request.head_sha, redelivery=False)
+    heads.record_head(run.pull_key, request.head_sha, redelivery=False)
     services = check_services(run.context, run.adapter, run.forge, resume=run.resume)
-    result = await run_check(request, services)
+    result = run_check(request, services)
     log.info("%s#%d: checked again: %s", run.repo.full_name, run.number, result.status)

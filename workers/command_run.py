@@ -10,7 +10,7 @@ the outcomes into one reply, the audit records and at most one re-check; the han
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.approvals.seen import Asked
@@ -107,4 +107,4 @@ class CommandRun(Asking):
 
 
 # A command's handler: the run and the command (of the type it is filed under in the table).
-Handler = Callable[[CommandRun, Command], Awaitable[CommandOutcome]]
+Handler = Callable[[CommandRun, Command], CommandOutcome]

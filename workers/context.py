@@ -4,22 +4,19 @@ Built once when the process starts (``ichor-bot worker``, or ``ichor-bot serve``
 in-process queue) by :func:`build_context`, and handed to the jobs: the in-process queue is
 given a job function bound to it; RQ names its job functions by module path, so
 ``ichor-bot worker`` installs the context for this process (:func:`install`) before it takes a
-job, and a job in a process without one fails saying so. ForgeAdapter adapters keep their HTTP
-clients and installation tokens across jobs, so each runs on one event loop per thread that
-lives as long as the worker.
+job, and a job in a process without one fails saying so. Adapters keep their HTTP clients and
+installation tokens across jobs, one set per thread (the in-process queue runs jobs on threads).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import contextvars
 import copy
 import threading
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from bot.checks.pipeline import CheckHistory
 from bot.checks.trees import TreeSource, local_tree
@@ -85,18 +82,9 @@ class WorkerContext:
     _local: threading.local = field(default_factory=threading.local)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Run on this thread's long-lived event loop (adapters' clients are bound to it)."""
-        runner: asyncio.Runner | None = getattr(self._local, "runner", None)
-        if runner is None:
-            runner = self._local.runner = asyncio.Runner()
-        # In the caller's context variables, not the runner's copy from its first run: RQ's
-        # current job is one, and a later job must not see the first job as its own.
-        return runner.run(coroutine, context=contextvars.copy_context())
-
     def with_history(self, history: CheckHistory) -> WorkerContext:
-        """This context for one job whose posted checks ``history`` sees first; adapters,
-        event loops and stores stay shared."""
+        """This context for one job whose posted checks ``history`` sees first; adapters and
+        stores stay shared."""
         view = copy.copy(self)
         view.history = history
         return view
@@ -132,7 +120,7 @@ class WorkerContext:
         raise PermanentForgeError(f"unknown forge {forge!r}")
 
     def _adapter(self, key: str, build: Callable[[], ForgeAdapter]) -> ForgeAdapter:
-        # Per thread: an adapter's HTTP client belongs to the event loop that made it.
+        # Per thread: an adapter's HTTP client is not shared between threads.
         forges: dict[str, ForgeAdapter] | None = getattr(self._local, "forges", None)
         if forges is None:
             forges = self._local.forges = {}

@@ -104,7 +104,7 @@ def check_job(context: WorkerContext, forge: str, delivery_id: str, event: objec
     request = _request(adapter, forge, delivery_id, event)
     assert request is not None  # asks_for_check said so
     services = check_services(context, adapter, forge, resume=ran_before(context))
-    result = context.run(run_check(request, services))
+    result = run_check(request, services)
     log.info(
         "delivery %s: %s %s at %s: %s %s",
         delivery_id,
@@ -168,10 +168,9 @@ def abandon_delivery(
         request = _request(adapter, forge, delivery_id, typed)
         if request is None:
             return {**summary, "silent": "nothing was asked of the forge"}
-        failure = report_failure(
+        unposted = report_failure(
             adapter.forge, request, None, ABANDONED_REASON, watched.history, resume=True
         )
-        unposted = watched.run(failure)
         return summary if unposted is None else {**summary, **_unposted(ABANDONED_REASON, unposted)}
 
     return run_watched(context, forge, delivery_id, _repository(typed), report)

@@ -27,13 +27,13 @@ Summary = dict[str, Any]
 INSTALLED_ACTIONS = ("created", "added")
 
 
-async def onboard(
+def onboard(
     context: WorkerContext, adapter: Adapter, forge: str, repo: RepoRef, *, requested: bool = False
 ) -> OnboardingOutcome | None:
     """None where the bot cannot push (the local forge)."""
     if adapter.open_mirror is None:
         return None
-    login = await adapter.forge.bot_login(repo)
+    login = adapter.forge.bot_login(repo)
     services = ChangeServices(
         adapter.forge,
         adapter.open_mirror,
@@ -42,7 +42,7 @@ async def onboard(
         cache=context.cache,
         registries=context.registries,
     )
-    return await open_onboarding(
+    return open_onboarding(
         repo, services, forge_kind=forge, memory=context.state.onboarding, requested=requested
     )
 
@@ -57,7 +57,7 @@ def onboard_unconfigured_push(
     if repo.default_branch is None or event.ref != f"refs/heads/{repo.default_branch}":
         return {}
     try:
-        outcome = context.run(onboard(context, adapter, forge, repo))
+        outcome = onboard(context, adapter, forge, repo)
     except ForgeError as exc:
         # The check itself is done (silent, as it should be); a failed proposal is retried
         # by the next push, not by failing the job.
@@ -84,9 +84,7 @@ def _rerender(
         registries=context.registries,
     )
     try:
-        outcome = context.run(
-            rerender_onboarding(repo, services, forge_kind=forge, head=event.after)
-        )
+        outcome = rerender_onboarding(repo, services, forge_kind=forge, head=event.after)
     except ForgeError as exc:
         # The next push tries again; the check itself is done (silent, as it should be).
         log.warning("%s: the onboarding description was not rewritten: %s", repo.full_name, exc)
@@ -123,7 +121,7 @@ def installation_job(
             unusable = exc
             continue
         try:  # a transient error fails the job: its retry finds what was already opened
-            outcome = context.run(onboard(context, adapter, forge, repo))
+            outcome = onboard(context, adapter, forge, repo)
         except PermanentForgeError as exc:
             results[full_name] = f"error: {exc}"
             continue

@@ -32,8 +32,8 @@ def ran_before(context: WorkerContext) -> bool:
 def check_services(
     context: WorkerContext, adapter: Adapter, forge: str, *, resume: bool
 ) -> CheckServices:
-    async def resolve(request: CheckRequest) -> CheckRequest:
-        return await pull_of_rerun(adapter, forge, request)
+    def resolve(request: CheckRequest) -> CheckRequest:
+        return pull_of_rerun(adapter, forge, request)
 
     settings = context.settings
     return CheckServices(
@@ -55,12 +55,12 @@ def check_services(
     )
 
 
-async def pull_of_rerun(adapter: Adapter, forge: str, request: CheckRequest) -> CheckRequest:
+def pull_of_rerun(adapter: Adapter, forge: str, request: CheckRequest) -> CheckRequest:
     """A re-requested check of a pull request's head is compared as its pull request is."""
     if not isinstance(request.baseline, Rerun):
         return request
     for number in request.baseline.pulls:
-        pull = await adapter.forge.get_pull_request(request.repo, number)
+        pull = adapter.forge.get_pull_request(request.repo, number)
         if pull.head_sha == request.head_sha and pull.base_sha and pull.base_ref:
             return pull_request(
                 request.repo,

@@ -15,7 +15,6 @@ that lost a race is tried again once, from a new fetch. Then the pull request.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import logging
 from collections.abc import Callable
@@ -121,19 +120,15 @@ class _Open:
 Lookup = Callable[[str], PullRequestRef | None]  # the open pull request from a branch
 
 
-async def open_change(request: ChangeRequest, services: ChangeServices) -> ChangeOutcome:
+def open_change(request: ChangeRequest, services: ChangeServices) -> ChangeOutcome:
     """Raises ForgeErrors for the caller to report (and retry when transient)."""
     forge = services.forge
-    credentials = await forge.git_credentials(request.repo)
-    loop = asyncio.get_running_loop()
+    credentials = forge.git_credentials(request.repo)
 
     def lookup(branch: str) -> PullRequestRef | None:
-        # Called from the thread that holds the lock; the forge's client lives on this loop,
-        # which is free meanwhile (it awaits that thread).
-        found = forge.find_pull_request(request.repo, branch, request.base_branch)
-        return asyncio.run_coroutine_threadsafe(found, loop).result()
+        return forge.find_pull_request(request.repo, branch, request.base_branch)
 
-    done = await _pushed_once_retried(request, services, credentials, lookup)
+    done = _pushed_once_retried(request, services, credentials, lookup)
     if isinstance(done, Refused):
         return ChangeOutcome("refused", branch=done.branch, reason=done.reason)
     if isinstance(done, _Open):
@@ -146,24 +141,24 @@ async def open_change(request: ChangeRequest, services: ChangeServices) -> Chang
         Impact(impact.target, impact.objects, impact.paths, impact.fields, done.verdict),
         object_marker(*planned.marker) if planned.marker is not None else MARKER,
     )
-    pull = await forge.open_pull_request(
+    pull = forge.open_pull_request(
         request.repo, head=planned.branch, base=request.base_branch, title=planned.title, body=body
     )
     return ChangeOutcome("pr-opened", pull.url, planned.branch)
 
 
-async def _pushed_once_retried(
+def _pushed_once_retried(
     request: ChangeRequest,
     services: ChangeServices,
     credentials: GitCredentials | None,
     lookup: Lookup,
 ) -> _Pushed | _Open | Refused:
     try:
-        return await asyncio.to_thread(_build_and_push, request, services, credentials, lookup)
+        return _build_and_push(request, services, credentials, lookup)
     except PushRaceError as exc:
         log.warning("%s: %s; trying again from a new fetch", request.repo.full_name, exc)
     try:
-        return await asyncio.to_thread(_build_and_push, request, services, credentials, lookup)
+        return _build_and_push(request, services, credentials, lookup)
     except PushRaceError as exc:
         raise GitStoreError(f"the branch kept moving while it was pushed: {exc}") from exc
 

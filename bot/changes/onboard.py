@@ -14,7 +14,6 @@ trigger reaches here).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -57,7 +56,7 @@ class _Proposal:
     body: str
 
 
-async def open_onboarding(
+def open_onboarding(
     repo: RepoRef,
     services: ChangeServices,
     *,
@@ -71,11 +70,11 @@ async def open_onboarding(
     if not requested and memory.declined(key):
         return OnboardingOutcome("declined", reason="its onboarding pull request was closed")
     forge = services.forge
-    credentials = await forge.git_credentials(repo)
+    credentials = forge.git_credentials(repo)
     base = repo.default_branch
     if base is None:
-        base = await asyncio.to_thread(_default_branch, repo, services, credentials)
-    found = await forge.find_pull_request(repo, BRANCH, base)
+        base = _default_branch(repo, services, credentials)
+    found = forge.find_pull_request(repo, BRANCH, base)
     if found is not None:
         memory.remember_proposed(key)
         return OnboardingOutcome("pr-existing", found.url)
@@ -85,14 +84,12 @@ async def open_onboarding(
         log.info("%s: its onboarding pull request was closed; not proposing again", repo.full_name)
         memory.remember_declined(key)
         return OnboardingOutcome("declined", reason="its onboarding pull request was closed")
-    listed = await list_open(forge, repo, base)  # what the check would block: the body says
+    listed = list_open(forge, repo, base)  # what the check would block: the body says
     job = _Job(repo, base, forge_kind, services, credentials, requested, listed)
-    proposal = await asyncio.to_thread(_build_and_push, job)
+    proposal = _build_and_push(job)
     if isinstance(proposal, OnboardingOutcome):
         return proposal
-    pull = await forge.open_pull_request(
-        repo, head=BRANCH, base=base, title=TITLE, body=proposal.body
-    )
+    pull = forge.open_pull_request(repo, head=BRANCH, base=base, title=TITLE, body=proposal.body)
     memory.remember_proposed(key)
     log.info("%s: onboarding proposed in %s (%d files)", repo.full_name, pull.url, proposal.files)
     return OnboardingOutcome("pr-opened", pull.url)

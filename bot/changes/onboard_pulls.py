@@ -32,13 +32,11 @@ MAX_LISTED = 30
 MAX_CHECKED = 10
 
 
-async def list_open(
-    forge: ForgeAdapter, repo: RepoRef, base: str
-) -> Sequence[PullRequestRef] | str:
+def list_open(forge: ForgeAdapter, repo: RepoRef, base: str) -> Sequence[PullRequestRef] | str:
     """The open pull requests into ``base`` but the onboarding one, or why none could be
     listed (which the body says; onboarding goes on without them)."""
     try:
-        listed = await forge.list_pull_requests(repo, base, limit=MAX_LISTED)
+        listed = forge.list_pull_requests(repo, base, limit=MAX_LISTED)
     except ForgeError as exc:
         log.warning("%s: the open pull requests could not be listed: %s", repo.full_name, exc)
         return str(exc)

@@ -11,7 +11,6 @@ opened, with the branch's files (what it adds to the default branch) written on 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,7 +39,7 @@ class RerenderOutcome:
     pull_request_url: str | None = None
 
 
-async def rerender_onboarding(
+def rerender_onboarding(
     repo: RepoRef, services: ChangeServices, *, forge_kind: str, head: str
 ) -> RerenderOutcome:
     """Write the description of the onboarding pull request again for the commit ``head``
@@ -48,17 +47,15 @@ async def rerender_onboarding(
     forge, base = services.forge, repo.default_branch
     if base is None:
         return RerenderOutcome("no-pull-request")  # a push names its repository's default
-    found = await forge.find_pull_request(repo, BRANCH, base)
+    found = forge.find_pull_request(repo, BRANCH, base)
     if found is None or not (found.body or "").startswith(MARKER):
         return RerenderOutcome("no-pull-request")
-    credentials = await forge.git_credentials(repo)
-    listed = await list_open(forge, repo, base)
-    body = await asyncio.to_thread(
-        _render, repo, base, head, forge_kind, services, credentials, listed
-    )
+    credentials = forge.git_credentials(repo)
+    listed = list_open(forge, repo, base)
+    body = _render(repo, base, head, forge_kind, services, credentials, listed)
     if body == found.body:
         return RerenderOutcome("unchanged", found.url)
-    await forge.update_pull_request_body(repo, found.number, body)
+    forge.update_pull_request_body(repo, found.number, body)
     log.info("%s: onboarding description written again for %s", repo.full_name, head[:12])
     return RerenderOutcome("re-rendered", found.url)
 

@@ -9,7 +9,6 @@ answer is logged and counts as no approvals, so the objects wait.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import logging
 from dataclasses import dataclass
@@ -46,7 +45,7 @@ def strict_objects(
     return StrictObjects(strict_new_objects(head, base, modes), allow_author_approval)
 
 
-async def with_approvals(
+def with_approvals(
     comparison: CheckComparison,
     strict: StrictObjects,
     request: CheckRequest,
@@ -56,7 +55,7 @@ async def with_approvals(
     """``comparison`` with its approval status, for a pull request with strict new objects."""
     if not strict.objects or request.number is None or request.pull is None:
         return comparison  # nothing to approve, or no pull request to approve it on
-    approvals = await load_approvals(forge, store, request.repo, request.number, request.pull)
+    approvals = load_approvals(forge, store, request.repo, request.number, request.pull)
     status = approval_status(
         strict.objects,
         approvals,
@@ -66,14 +65,14 @@ async def with_approvals(
     return dataclasses.replace(comparison, approvals=status)
 
 
-async def load_approvals(
+def load_approvals(
     forge: ForgeAdapter, store: ApprovalStore | None, repo: RepoRef, number: int, pull: str
 ) -> tuple[Approval, ...]:
     """The approvals given on pull request ``number`` (``pull`` is its store key), oldest first."""
     readable = store is not None
     if store is not None:
         try:
-            found = await asyncio.to_thread(store.approvals, pull)
+            found = store.approvals(pull)
         except Exception as exc:  # the forge still has them: rebuild, and leave the store be
             log.warning("%s: approvals could not be read from the store: %s", pull, exc)
             readable = False
@@ -81,8 +80,8 @@ async def load_approvals(
             if found is not None:
                 return found
     try:
-        comments = await forge.list_comments(repo, number)
-        login = await forge.bot_login(repo)
+        comments = forge.list_comments(repo, number)
+        login = forge.bot_login(repo)
         rebuilt = approvals_from_comments(comments, login)
     except ForgeError as exc:  # a check must complete without them: the objects then wait
         log.warning("%s: approvals could not be rebuilt from the comments: %s", pull, exc)
@@ -92,13 +91,13 @@ async def load_approvals(
         return ()
     if store is not None and readable:
         try:
-            await asyncio.to_thread(store.restore, pull, rebuilt)
+            store.restore(pull, rebuilt)
         except Exception as exc:
             log.warning("%s: rebuilt approvals could not be stored: %s", pull, exc)
     return rebuilt
 
 
-async def remember_shown(
+def remember_shown(
     store: ShownChecks | None, now: datetime, request: CheckRequest, comparison: CheckComparison
 ) -> None:
     """What a check just published showed waiting, stamped ``now``, after the forge took it (so
@@ -110,6 +109,6 @@ async def remember_shown(
     waiting = () if status is None else status.waiting
     shown = ShownCheck(request.head_sha, now, frozenset(o.fingerprint for o in waiting))
     try:
-        await asyncio.to_thread(store.record_shown, request.pull, shown)
+        store.record_shown(request.pull, shown)
     except Exception as exc:
         log.warning("%s: what the check showed could not be recorded: %s", request.pull, exc)

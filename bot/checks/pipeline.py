@@ -8,13 +8,11 @@ required check is never left ``in_progress``.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import dataclasses
 import enum
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -117,35 +115,19 @@ class CheckServices:
     wall_clock: Callable[[], datetime] = field(default=utc_now)
     # What the request needs from the forge before it can run (a re-requested check's pull
     # request): inside the check, so a failure there still ends in a check that says why.
-    resolve: Callable[[CheckRequest], Awaitable[CheckRequest]] | None = None
+    resolve: Callable[[CheckRequest], CheckRequest] | None = None
 
 
-async def _superseded(request: CheckRequest, heads: HeadReader | None) -> bool:
+def _superseded(request: CheckRequest, heads: HeadReader | None) -> bool:
     if request.pull is None or heads is None:
         return False
-    latest = await asyncio.to_thread(heads.latest_head, request.pull)
+    latest = heads.latest_head(request.pull)
     return latest is not None and latest != request.head_sha
 
 
-@contextlib.asynccontextmanager
-async def entered_in_thread(
-    manager: AbstractContextManager[TreeSource],
-) -> AsyncIterator[TreeSource]:
-    """A tree source opened and closed off the event loop: opening waits for the mirror's
-    lock and may clone."""
-    tree = await asyncio.to_thread(manager.__enter__)
-    try:
-        yield tree
-    except BaseException as exc:
-        if not await asyncio.to_thread(manager.__exit__, type(exc), exc, exc.__traceback__):
-            raise
-    else:
-        await asyncio.to_thread(manager.__exit__, None, None, None)
-
-
-async def run_check(request: CheckRequest, services: CheckServices) -> CheckResult:
+def run_check(request: CheckRequest, services: CheckServices) -> CheckResult:
     started = services.clock()
-    if await _superseded(request, services.heads):
+    if _superseded(request, services.heads):
         log.info(
             "%s %s: superseded by a newer head, not checked",
             request.repo.full_name,
@@ -156,33 +138,28 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
     check: CheckHandle | None = None
     try:
         if services.resolve is not None:
-            request = await services.resolve(request)
-        credentials = await forge.git_credentials(request.repo)
-        # Git and the gate block: they run off the event loop.
-        async with entered_in_thread(services.open_tree(request.repo)) as tree:
-            config, request = await asyncio.to_thread(read_config, tree, credentials, request)
+            request = services.resolve(request)
+        credentials = forge.git_credentials(request.repo)
+        with services.open_tree(request.repo) as tree:
+            config, request = read_config(tree, credentials, request)
             if not config.present:
                 log.info("%s: no %s, staying silent", request.repo.full_name, CONFIG_FILE)
                 return CheckResult(CheckStatus.NOT_CONFIGURED)
-            if await _superseded(request, services.heads):
+            if _superseded(request, services.heads):
                 return CheckResult(CheckStatus.SUPERSEDED)
-            check = await forge.start_check(
+            check = forge.start_check(
                 request.repo,
                 request.head_sha,
                 external_id=request.external_id,
                 resume=services.resume,
             )
-            comparison, strict = await asyncio.to_thread(
-                compare_revisions, tree, credentials, request, config, services
-            )
-            touched_lines = await asyncio.to_thread(
-                _touched_lines, tree, comparison, services.line_comments
-            )
-        comparison = await with_approvals(comparison, strict, request, forge, services.approvals)
-        if await _superseded(request, services.heads):
+            comparison, strict = compare_revisions(tree, credentials, request, config, services)
+            touched_lines = _touched_lines(tree, comparison, services.line_comments)
+        comparison = with_approvals(comparison, strict, request, forge, services.approvals)
+        if _superseded(request, services.heads):
             # Started but no longer the newest: end it without a verdict rather than leave
             # it running; the newer head gets its own check.
-            await forge.complete_check(request.repo, check, _superseded_output(request.head_sha))
+            forge.complete_check(request.repo, check, _superseded_output(request.head_sha))
             return CheckResult(CheckStatus.SUPERSEDED, check_id=check.id)
         publication = Publication(
             request.repo,
@@ -195,9 +172,9 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
             services.line_comment_limit,
             services.details_url,
         )
-        output = await publish(forge, publication, comparison, touched_lines, services.memory)
+        output = publish(forge, publication, comparison, touched_lines, services.memory)
         _keep(services.history, forge, request, output)
-        await remember_shown(services.shown, services.wall_clock(), request, comparison)
+        remember_shown(services.shown, services.wall_clock(), request, comparison)
     except Exception as exc:
         reason = _reason(exc)
         log.error(
@@ -206,7 +183,7 @@ async def run_check(request: CheckRequest, services: CheckServices) -> CheckResu
             request.head_sha[:12],
             reason,
         )
-        unposted = await report_failure(
+        unposted = report_failure(
             forge, request, check, reason, services.history, resume=services.resume
         )
         if isinstance(exc, TransientForgeError) or not isinstance(exc, IchorError):
@@ -253,7 +230,7 @@ def _reason(exc: BaseException) -> str:
     return f"internal error ({type(exc).__name__}); the bot's log has the details"
 
 
-async def report_failure(
+def report_failure(
     forge: ForgeAdapter,
     request: CheckRequest,
     check: CheckHandle | None,
@@ -267,13 +244,13 @@ async def report_failure(
     output = error_output(reason, head_sha=request.head_sha)
     try:
         if check is None:
-            check = await forge.start_check(
+            check = forge.start_check(
                 request.repo,
                 request.head_sha,
                 external_id=request.external_id,
                 resume=resume,
             )
-        await forge.complete_check(request.repo, check, output)
+        forge.complete_check(request.repo, check, output)
     except ForgeError as exc:
         log.error(
             "the failure of %s at %s could not be posted either: %s",

@@ -38,7 +38,7 @@ class Publication:
     details_url: str | None
 
 
-async def publish(
+def publish(
     forge: ForgeAdapter,
     target: Publication,
     comparison: CheckComparison,
@@ -49,7 +49,7 @@ async def publish(
     if target.summary_comment and target.number is not None:
         body = summary_comment(comparison, details_url=target.details_url)
         try:
-            url = await forge.upsert_summary_comment(target.repo, target.number, body)
+            url = forge.upsert_summary_comment(target.repo, target.number, body)
         except ForgeError as exc:
             # The verdict matters more than the comment: post it without the link.
             log.warning(
@@ -58,13 +58,13 @@ async def publish(
         else:
             details_url = url or details_url
     output = check_output(comparison, details_url=details_url)
-    await forge.complete_check(target.repo, target.check, output)
+    forge.complete_check(target.repo, target.check, output)
     if target.line_comments and target.number is not None and target.base_sha is not None:
-        await _line_comments(forge, target, comparison, touched_lines, memory)
+        _line_comments(forge, target, comparison, touched_lines, memory)
     return output
 
 
-async def _line_comments(
+def _line_comments(
     forge: ForgeAdapter,
     target: Publication,
     comparison: CheckComparison,
@@ -82,7 +82,7 @@ async def _line_comments(
     ):
         return None  # nothing to post and nothing of ours to resolve
     try:
-        result = await forge.sync_line_comments(
+        result = forge.sync_line_comments(
             target.repo,
             target.number,
             head_sha=comparison.head_sha,

@@ -98,7 +98,7 @@ def run_onboard(args: argparse.Namespace, settings: Settings) -> int:
     context = build_context(settings, state)
     repo = repo_ref(settings, forge, name, args.installation, args.branch)
     adapter = context.adapter_for(forge, repo.full_name)
-    outcome = context.run(onboard(context, adapter, forge, repo, requested=True))
+    outcome = onboard(context, adapter, forge, repo, requested=True)
     if outcome is None:
         raise UsageError(f"{repo.full_name} is a local repository: the bot cannot push there")
     audit_onboarding(context, forge, repo.full_name, audited(outcome), outcome.pull_request_url)

@@ -1,7 +1,8 @@
 """What the workers need from a forge, and nothing more.
 
-Every adapter (github, local; gitlab and gitea later) implements :class:`ForgeAdapter`. Calls are
-async because the HTTP adapters are; the local adapter simply never awaits anything slow.
+Every adapter (github, gitlab, gitea, local) implements :class:`ForgeAdapter`. Calls are
+synchronous, as the worker's jobs are (design.md 7): a job calls its adapter, git and Redis
+directly and waits for each; no event loop runs inside a job.
 Adapters raise :class:`bot.errors.TransientForgeError` for what is worth retrying and
 :class:`bot.errors.PermanentForgeError` for what is not.
 """
@@ -188,11 +189,11 @@ class ForgeAdapter(Protocol):
         """The ref this forge serves pull request ``number``'s head under."""
         ...
 
-    async def git_credentials(self, repo: RepoRef) -> GitCredentials | None:
+    def git_credentials(self, repo: RepoRef) -> GitCredentials | None:
         """Credentials for fetching ``repo`` over HTTPS; None when no auth is needed."""
         ...
 
-    async def start_check(
+    def start_check(
         self, repo: RepoRef, head_sha: str, *, external_id: str, resume: bool = False
     ) -> CheckHandle:
         """Show the check as running on ``head_sha``. With ``resume`` (the job ran before: a
@@ -200,15 +201,15 @@ class ForgeAdapter(Protocol):
         never leaves a second check behind; a commit status is the same status again."""
         ...
 
-    async def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
+    def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
         """Finish a started check with its verdict (or ``Conclusion.ERROR`` and why)."""
         ...
 
-    async def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
+    def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
         """Create the one summary comment on a PR/MR, or edit it in place; returns its URL."""
         ...
 
-    async def sync_line_comments(
+    def sync_line_comments(
         self,
         repo: RepoRef,
         number: int,
@@ -223,55 +224,53 @@ class ForgeAdapter(Protocol):
         gone. Never delete a comment, and never touch comments written by people."""
         ...
 
-    async def permission(self, repo: RepoRef, user: str) -> Permission:
+    def permission(self, repo: RepoRef, user: str) -> Permission:
         """``user``'s access to ``repo``. A lookup that fails raises (a ForgeError), never
         answers NONE: a refusal must say the lookup failed, never read like a denial."""
         ...
 
-    async def bot_login(self, repo: RepoRef) -> str:
+    def bot_login(self, repo: RepoRef) -> str:
         """The login the bot comments under on ``repo``'s forge (GitHub: ``<app slug>[bot]``
         from ``GET /app``; GitLab and Gitea: ``GET /user`` of the token); fetched once."""
         ...
 
-    async def add_reaction(
-        self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction
-    ) -> None:
+    def add_reaction(self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction) -> None:
         """React to a comment on change request ``number`` (GitLab: award emoji on the note)."""
         ...
 
-    async def post_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
+    def post_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
         """A new comment on change request ``number`` (never an edit); returns its URL."""
         ...
 
-    async def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
+    def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
         """Every comment on change request ``number``, oldest first (all pages)."""
         ...
 
-    async def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
+    def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         """A pull request's current head and base (for a re-requested check)."""
         ...
 
-    async def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
+    def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         """An open PR from branch ``head`` into ``base``; a failed lookup raises, never None."""
         ...
 
-    async def open_pull_request(
+    def open_pull_request(
         self, repo: RepoRef, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef: ...
 
-    async def list_pull_requests(
+    def list_pull_requests(
         self, repo: RepoRef, base: str, *, limit: int
     ) -> Sequence[PullRequestRef]:
         """The open pull requests into branch ``base``, newest first, at most ``limit`` (what
         onboarding tells a team the check would block)."""
         ...
 
-    async def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
+    def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
         """Replace pull request ``number``'s description (the onboarding pull request's, when
         its proposal changed)."""
         ...
 
-    async def aclose(self) -> None: ...
+    def close(self) -> None: ...
 
 
 @runtime_checkable
@@ -279,7 +278,7 @@ class RepositoryLookup(Protocol):
     """An adapter that can describe a repository named only by its full name (the change API
     names no clone URL, default branch or installation)."""
 
-    async def repository(self, full_name: str) -> RepoRef:
+    def repository(self, full_name: str) -> RepoRef:
         """The repository as the forge describes it: clone URL, default branch, and on GitHub
         the App installation acting on it. Not found, or out of the bot's reach: a
         PermanentForgeError."""

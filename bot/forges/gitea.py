@@ -25,10 +25,11 @@ twice.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+import threading
+import time
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -67,7 +68,7 @@ from bot.forges.gitea_http import (
     status_line,
 )
 from bot.forges.gitea_reviews import LineComments
-from bot.forges.locks import KeyedLocks
+from bot.forges.keyed_locks import KeyedLocks
 from bot.forges.plans import PostedComment, SummaryAction, plan_summary, summary_body
 from bot.forges.pulls import open_or_find
 from bot.forges.responses import described_repository
@@ -91,15 +92,15 @@ class GiteaForge:
         *,
         url: str,
         token: str,
-        client: httpx.AsyncClient | None = None,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        client: httpx.Client | None = None,
+        sleep: Callable[[float], None] = time.sleep,
         check_name: str = CHECK_NAME,
     ) -> None:
         self._http = GiteaHTTP(url, token, client)
         self._sleep = sleep
         self._check_name = check_name
         self._me: dict[str, Any] | None = None
-        self._me_lock = asyncio.Lock()
+        self._me_lock = threading.Lock()
         self._locks = KeyedLocks()
         self._lines = LineComments(self._http, check_name)
         # (repository, sha) -> (state, description) an earlier run of a resumed job posted.
@@ -114,15 +115,15 @@ class GiteaForge:
             raise PermanentForgeError("the Gitea token is not set: set ICHOR_GITEA_TOKEN")
         return cls(url=url, token=token)
 
-    async def aclose(self) -> None:
-        await self._http.aclose()
+    def close(self) -> None:
+        self._http.close()
 
     # -- the ForgeAdapter protocol ------------------------------------------------------
 
     def pull_head_ref(self, number: int) -> str:
         return f"refs/pull/{number}/head"
 
-    async def git_credentials(self, repo: RepoRef) -> GitCredentials:
+    def git_credentials(self, repo: RepoRef) -> GitCredentials:
         repo_path(repo, "")
         # Gitea's and Forgejo's Basic method take the username as the token when the password
         # is empty or "x-oauth-basic", before (and regardless of) password logins, so this
@@ -131,32 +132,32 @@ class GiteaForge:
         basic = base64.b64encode(raw).decode("ascii")
         return GitCredentials(host=self._http.host, header=f"Authorization: Basic {basic}")
 
-    async def start_check(
+    def start_check(
         self, repo: RepoRef, head_sha: str, *, external_id: str, resume: bool = False
     ) -> CheckHandle:
         # A commit status has no external id: the context and the sha name it. A job run
         # again leaves what an earlier run posted until its own verdict, and does not post
         # that verdict again when it is the same.
-        if resume and (before := await self._our_latest(repo, head_sha)) is not None:
+        if resume and (before := self._our_latest(repo, head_sha)) is not None:
             self._posted_before[(repo.full_name, head_sha)] = before
             return CheckHandle(head_sha=head_sha)
-        await self._status(repo, head_sha, "pending", PENDING_DESCRIPTION, None)
+        self._status(repo, head_sha, "pending", PENDING_DESCRIPTION, None)
         return CheckHandle(head_sha=head_sha)
 
-    async def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
+    def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
         state, description = STATES[output.conclusion], headline(output)
         before = self._posted_before.pop((repo.full_name, check.head_sha), None)
         if before == (state, status_line(description)):
             return
-        await self._status(repo, check.head_sha, state, description, output.details_url)
+        self._status(repo, check.head_sha, state, description, output.details_url)
 
-    async def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
+    def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
         body = summary_body(body)
         comments = repo_path(repo, f"/issues/{int(number)}/comments")
 
-        async def upsert() -> str | None:
-            me = await self._whoami()
-            found = await self._issue_comments(repo, number)
+        def upsert() -> str | None:
+            me = self._whoami()
+            found = self._issue_comments(repo, number)
             plan = plan_summary(
                 (
                     PostedComment(i, str(c.get("body") or ""), same_user(c.get("user"), me))
@@ -165,20 +166,20 @@ class GiteaForge:
                 body,
             )
             if plan.existing is None:
-                created = (await self._http.send("POST", comments, {"body": body})).body
+                created = (self._http.send("POST", comments, {"body": body})).body
                 return comment_url(created)
             mine = found[int(plan.existing.id)]
             if plan.action is SummaryAction.KEEP:
                 return comment_url(mine)
             edit = repo_path(repo, f"/issues/comments/{int(field(mine, 'id', comments))}")
-            edited = (await self._http.send("PATCH", edit, {"body": body})).body
+            edited = (self._http.send("PATCH", edit, {"body": body})).body
             return comment_url(edited) or comment_url(mine)
 
         # Two jobs of this process for one PR must not both find nothing and both post.
-        async with self._locks.hold((repo.full_name, int(number))):
-            return await self._retrying(upsert)
+        with self._locks.hold((repo.full_name, int(number))):
+            return self._retrying(upsert)
 
-    async def sync_line_comments(
+    def sync_line_comments(
         self,
         repo: RepoRef,
         number: int,
@@ -191,13 +192,13 @@ class GiteaForge:
         attempt = self._lines.sync(
             repo, number, head_sha=head_sha, findings=findings, limit=limit, me=self._whoami
         )
-        async with self._locks.hold((repo.full_name, int(number))):
-            return await self._retrying(attempt)
+        with self._locks.hold((repo.full_name, int(number))):
+            return self._retrying(attempt)
 
-    async def permission(self, repo: RepoRef, user: str) -> Permission:
+    def permission(self, repo: RepoRef, user: str) -> Permission:
         path = repo_path(repo, f"/collaborators/{quote(user, safe='')}/permission")
         try:
-            body = await self._retrying(lambda: self._http.get(path))
+            body = self._retrying(lambda: self._http.get(path))
         except ForgeStatusError as exc:
             if exc.status == 404:  # no such user
                 return Permission.NONE
@@ -211,88 +212,86 @@ class GiteaForge:
             raise PermanentForgeError(f"Gitea GET {path}: the response is not an object")
         return PERMISSIONS.get(str(body.get("permission")), Permission.NONE)
 
-    async def bot_login(self, repo: RepoRef) -> str:
+    def bot_login(self, repo: RepoRef) -> str:
         repo_path(repo, "")  # a repository of another forge is refused before any request
-        login = (await self._retrying(self._whoami)).get("login")
+        login = (self._retrying(self._whoami)).get("login")
         if not login:
             raise PermanentForgeError("Gitea GET /user: the response names no login")
         return str(login)
 
-    async def add_reaction(
-        self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction
-    ) -> None:
+    def add_reaction(self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction) -> None:
         # Comment ids are the instance's: the pull request is not in the path. Gitea's reaction
         # names are ours; 201 is a new one, 200 one given before (a job run again): both done.
         path = repo_path(repo, f"/issues/comments/{comment_number(comment_id)}/reactions")
-        await self._retrying(lambda: self._http.send("POST", path, {"content": reaction}))
+        self._retrying(lambda: self._http.send("POST", path, {"content": reaction}))
 
-    async def post_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
+    def post_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
         path = repo_path(repo, f"/issues/{int(number)}/comments")
         tried = False
 
-        async def post() -> str | None:
+        def post() -> str | None:
             nonlocal tried
             if tried:
                 # The last attempt's answer may be lost after the comment landed. The comment
                 # this replies to is older than the reply, so only a reply that landed can be
                 # the newest comment: then it is not posted twice.
-                me, found = await self._whoami(), await self._issue_comments(repo, number)
+                me, found = self._whoami(), self._issue_comments(repo, number)
                 newest = found[-1] if found else {}
                 if same_user(newest.get("user"), me) and newest.get("body") == body:
                     return comment_url(newest)
             tried = True
-            return comment_url((await self._http.send("POST", path, {"body": body})).body)
+            return comment_url((self._http.send("POST", path, {"body": body})).body)
 
-        return await self._retrying(post)
+        return self._retrying(post)
 
-    async def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
+    def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
         where = repo_path(repo, f"/issues/{int(number)}/comments")
 
-        async def list_() -> list[ForgeComment]:
-            me = await self._whoami()
-            return [forge_comment(c, me, where) for c in await self._issue_comments(repo, number)]
+        def list_() -> list[ForgeComment]:
+            me = self._whoami()
+            return [forge_comment(c, me, where) for c in self._issue_comments(repo, number)]
 
-        return await self._retrying(list_)
+        return self._retrying(list_)
 
-    async def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
+    def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         path = repo_path(repo, f"/pulls/{int(number)}")
-        return pull_ref(await self._retrying(lambda: self._http.get(path)), path)
+        return pull_ref(self._retrying(lambda: self._http.get(path)), path)
 
-    async def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
-        return await self._retrying(lambda: gitea_pulls.find(self._http, repo, head, base))
+    def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
+        return self._retrying(lambda: gitea_pulls.find(self._http, repo, head, base))
 
-    async def open_pull_request(
+    def open_pull_request(
         self, repo: RepoRef, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef:
         path = repo_path(repo, "/pulls")
         data = {"head": head, "base": base, "title": title, "body": body}
 
-        async def open_() -> PullRequestRef:
-            return pull_ref((await self._http.send("POST", path, data)).body, path)
+        def open_() -> PullRequestRef:
+            return pull_ref((self._http.send("POST", path, data)).body, path)
 
-        return await self._retrying(
+        return self._retrying(
             lambda: open_or_find(
                 open_, lambda: gitea_pulls.find(self._http, repo, head, base), exists=409
             )
         )
 
-    async def list_pull_requests(
+    def list_pull_requests(
         self, repo: RepoRef, base: str, *, limit: int
     ) -> Sequence[PullRequestRef]:
-        return await self._retrying(lambda: gitea_pulls.listed(self._http, repo, base, limit))
+        return self._retrying(lambda: gitea_pulls.listed(self._http, repo, base, limit))
 
-    async def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
-        await self._retrying(lambda: gitea_pulls.update_body(self._http, repo, number, body))
+    def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
+        self._retrying(lambda: gitea_pulls.update_body(self._http, repo, number, body))
 
-    async def repository(self, full_name: str) -> RepoRef:
+    def repository(self, full_name: str) -> RepoRef:
         """:class:`bot.forges.base.RepositoryLookup`."""
         path = repo_path(RepoRef(ForgeKind.GITEA, full_name), "")
-        found = await self._retrying(lambda: self._http.get(path))
+        found = self._retrying(lambda: self._http.get(path))
         return described_repository(found, ForgeKind.GITEA, full_name, f"Gitea GET {path}")
 
     # -- plumbing -------------------------------------------------------------------------
 
-    async def _status(
+    def _status(
         self, repo: RepoRef, sha: str, state: str, description: str, url: str | None
     ) -> None:
         path = repo_path(repo, f"/statuses/{quote(sha, safe='')}")
@@ -303,21 +302,21 @@ class GiteaForge:
         }
         if url:
             data["target_url"] = url
-        await self._retrying(lambda: self._http.send("POST", path, data))
+        self._retrying(lambda: self._http.send("POST", path, data))
 
-    async def _our_latest(self, repo: RepoRef, sha: str) -> tuple[str, str] | None:
+    def _our_latest(self, repo: RepoRef, sha: str) -> tuple[str, str] | None:
         """The newest status of our context on ``sha``: (state, description)."""
         path = repo_path(repo, f"/statuses/{quote(sha, safe='')}")
-        listed = await self._retrying(lambda: self._http.get(path))
+        listed = self._retrying(lambda: self._http.get(path))
         return newest_status(listed, self._check_name)
 
-    async def _whoami(self) -> dict[str, Any]:
+    def _whoami(self) -> dict[str, Any]:
         """The token's user (``GET /user``), asked once per adapter: concurrent jobs wait for
         the one answer."""
-        async with self._me_lock:
+        with self._me_lock:
             if self._me is None:
                 try:
-                    me = await self._http.get("/user")
+                    me = self._http.get("/user")
                 except ForgeStatusError as exc:
                     if exc.status != 403:
                         raise
@@ -329,7 +328,7 @@ class GiteaForge:
                 self._me = me
             return self._me
 
-    async def _issue_comments(self, repo: RepoRef, number: int) -> list[dict[str, Any]]:
+    def _issue_comments(self, repo: RepoRef, number: int) -> list[dict[str, Any]]:
         """Every comment on the pull request's issue, oldest first.
 
         Gitea 1.27 and Forgejo 16 answer all of them at once, ignoring ``limit`` and ``page``,
@@ -337,11 +336,11 @@ class GiteaForge:
         and holds wherever this listing is paged.
         """
         path = repo_path(repo, f"/issues/{int(number)}/comments")
-        found = [c for c in await self._http.pages(path) if isinstance(c, dict)]
+        found = [c for c in self._http.pages(path) if isinstance(c, dict)]
         return sorted(found, key=lambda c: int(field(c, "id", f"GET {path}")))
 
-    async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
-        return await with_retries(call, sleep=self._sleep, on_retry=_log_retry)
+    def _retrying(self, call: Callable[[], T]) -> T:
+        return with_retries(call, sleep=self._sleep, on_retry=_log_retry)
 
 
 def _log_retry(exc: TransientForgeError, delay: float) -> None:

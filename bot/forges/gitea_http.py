@@ -57,7 +57,7 @@ class GiteaHTTP:
         self,
         url: str,
         token: str,
-        client: httpx.AsyncClient | None = None,
+        client: httpx.Client | None = None,
         *,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -80,13 +80,13 @@ class GiteaHTTP:
         self._clock = clock
         self._owns_client = client is None
         # No redirects: following one would send the token wherever it points.
-        self._client = client if client is not None else httpx.AsyncClient(timeout=TIMEOUT)
+        self._client = client if client is not None else httpx.Client(timeout=TIMEOUT)
 
-    async def aclose(self) -> None:
+    def close(self) -> None:
         if self._owns_client:
-            await self._client.aclose()
+            self._client.close()
 
-    async def send(
+    def send(
         self,
         method: str,
         path: str,
@@ -97,7 +97,7 @@ class GiteaHTTP:
         """One request; ``path`` is below ``/api/v1`` and already percent-encoded."""
         where = f"Gitea {method} {path}"
         try:
-            response = await self._client.request(
+            response = self._client.request(
                 method,
                 self.api + path,
                 params=dict(query) if query else None,
@@ -118,10 +118,10 @@ class GiteaHTTP:
             # A proxy's HTML page with a 200, typically while Gitea restarts.
             raise TransientForgeError(f"{where}: unreadable response") from exc
 
-    async def get(self, path: str) -> Any:
-        return (await self.send("GET", path)).body
+    def get(self, path: str) -> Any:
+        return (self.send("GET", path)).body
 
-    async def pages(self, path: str, query: Mapping[str, str] | None = None) -> list[Any]:
+    def pages(self, path: str, query: Mapping[str, str] | None = None) -> list[Any]:
         """Every item of a paged listing (``page``/``limit``).
 
         Stops at ``X-Total-Count`` when the server sends it, else at an empty page: a page
@@ -131,7 +131,7 @@ class GiteaHTTP:
         items: list[Any] = []
         seen: set[Any] = set()
         for page in range(1, MAX_PAGES + 1):
-            reply = await self.send(
+            reply = self.send(
                 "GET", path, query={**(query or {}), "limit": PAGE_SIZE, "page": page}
             )
             if not isinstance(reply.body, list):

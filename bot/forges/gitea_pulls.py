@@ -13,10 +13,10 @@ from bot.forges.responses import side
 from bot.repos import RepoRef
 
 
-async def find(http: GiteaHTTP, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
+def find(http: GiteaHTTP, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
     path = repo_path(repo, f"/pulls/{quote(base, safe='')}/{quote(head, safe='')}")
     try:
-        found = await http.get(path)
+        found = http.get(path)
     except ForgeStatusError as exc:
         if exc.status == 404:
             return None
@@ -25,24 +25,24 @@ async def find(http: GiteaHTTP, repo: RepoRef, head: str, base: str) -> PullRequ
         return pull_ref(found, path)
     # That lookup ignores state: it may name an old closed pull while an open one exists.
     pulls = repo_path(repo, "/pulls")
-    for item in await http.pages(pulls, {"state": "open"}):
+    for item in http.pages(pulls, {"state": "open"}):
         h, b = side(item, "head"), side(item, "base")
         if h.get("ref") == head and b.get("ref") == base and h.get("repo_id") == b.get("repo_id"):
             return pull_ref(item, pulls)
     return None
 
 
-async def listed(http: GiteaHTTP, repo: RepoRef, base: str, limit: int) -> list[PullRequestRef]:
+def listed(http: GiteaHTTP, repo: RepoRef, base: str, limit: int) -> list[PullRequestRef]:
     """The open pull requests into ``base``, newest first, at most ``limit``. Gitea filters by
     ``base_branch`` and Forgejo by ``base``, so the base is matched here, on every page."""
     pulls = repo_path(repo, "/pulls")
     found = [
         pull_ref(item, pulls)
-        for item in await http.pages(pulls, {"state": "open"})
+        for item in http.pages(pulls, {"state": "open"})
         if side(item, "base").get("ref") == base
     ]
     return sorted(found, key=lambda p: -p.number)[:limit]
 
 
-async def update_body(http: GiteaHTTP, repo: RepoRef, number: int, body: str) -> None:
-    await http.send("PATCH", repo_path(repo, f"/pulls/{int(number)}"), {"body": body})
+def update_body(http: GiteaHTTP, repo: RepoRef, number: int, body: str) -> None:
+    http.send("PATCH", repo_path(repo, f"/pulls/{int(number)}"), {"body": body})

@@ -13,7 +13,7 @@ resolved whose finding comes back is unresolved; one a person resolved is left a
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from bot.errors import ForgeStatusError
@@ -24,7 +24,7 @@ from bot.repos import RepoRef
 
 log = logging.getLogger("ichor.forge.gitea")
 
-Me = Callable[[], Awaitable[dict[str, Any]]]  # the token's user, asked once per adapter
+Me = Callable[[], dict[str, Any]]  # the token's user, asked once per adapter
 
 
 class LineComments:
@@ -44,7 +44,7 @@ class LineComments:
         findings: Sequence[LineFinding],
         limit: int,
         me: Me,
-    ) -> Callable[[], Awaitable[LineCommentSync]]:
+    ) -> Callable[[], LineCommentSync]:
         """One attempt of a sync, to be retried whole: each attempt lists again first."""
         wanted = len({f.fingerprint for f in findings})
         # Counts survive a retried attempt, which re-lists and so sees its own earlier posts;
@@ -52,9 +52,9 @@ class LineComments:
         done = {"posted": 0, "resolved": 0}
         unconfirmed: set[str] = set()
 
-        async def attempt() -> LineCommentSync:
-            mine = await me()
-            ours = await self._bot_review_comments(repo, number, mine)
+        def attempt() -> LineCommentSync:
+            mine = me()
+            ours = self._bot_review_comments(repo, number, mine)
             done["posted"] += len(unconfirmed & {fingerprint for fingerprint, _ in ours})
             unconfirmed.clear()
             existing = [
@@ -69,14 +69,14 @@ class LineComments:
             plan = plan_line_comments(existing, findings, limit - done["posted"])
             if plan.post:
                 unconfirmed.update(f.fingerprint for f in plan.post)
-                await self._post_review(repo, number, head_sha, plan.post)
+                self._post_review(repo, number, head_sha, plan.post)
                 unconfirmed.clear()
                 done["posted"] += len(plan.post)
             marks = {int(c.id): False for c in plan.reopen} | {
                 int(c.id): True for c in plan.resolve
             }
             for i, resolve in sorted(marks.items()):  # in listing order
-                if await self._mark(repo, ours[i][1], resolve=resolve) and resolve:
+                if self._mark(repo, ours[i][1], resolve=resolve) and resolve:
                     done["resolved"] += 1
             over = len(plan.over_limit)
             return LineCommentSync(
@@ -88,11 +88,11 @@ class LineComments:
 
         return attempt
 
-    async def _bot_review_comments(
+    def _bot_review_comments(
         self, repo: RepoRef, number: int, me: dict[str, Any]
     ) -> list[tuple[str, dict[str, Any]]]:
         """(fingerprint, comment) for every review comment of ours that carries a marker."""
-        reviews = await self._http.pages(repo_path(repo, f"/pulls/{int(number)}/reviews"))
+        reviews = self._http.pages(repo_path(repo, f"/pulls/{int(number)}/reviews"))
         ours: list[tuple[str, dict[str, Any]]] = []
         for review in reviews:
             if not isinstance(review, dict) or not same_user(review.get("user"), me):
@@ -101,7 +101,7 @@ class LineComments:
                 continue  # a review without line comments: no request for nothing
             review_id = int(field(review, "id", "a review"))
             path = repo_path(repo, f"/pulls/{int(number)}/reviews/{review_id}/comments")
-            listed = await self._http.get(path)
+            listed = self._http.get(path)
             for comment in listed if isinstance(listed, list) else []:
                 if not isinstance(comment, dict) or not same_user(comment.get("user"), me):
                     continue
@@ -110,14 +110,14 @@ class LineComments:
                     ours.append((fingerprint, comment))
         return ours
 
-    async def _post_review(
+    def _post_review(
         self, repo: RepoRef, number: int, head_sha: str, batch: Sequence[LineFinding]
     ) -> None:
         data = review_payload(self._label, head_sha, batch)
         path = repo_path(repo, f"/pulls/{int(number)}/reviews")
-        await self._http.send("POST", path, data)
+        self._http.send("POST", path, data)
 
-    async def _mark(self, repo: RepoRef, comment: dict[str, Any], *, resolve: bool = True) -> bool:
+    def _mark(self, repo: RepoRef, comment: dict[str, Any], *, resolve: bool = True) -> bool:
         """Resolve (or unresolve) a review comment; False when this server cannot."""
         if self._can_resolve is False:
             return False
@@ -125,7 +125,7 @@ class LineComments:
         comment_id = int(field(comment, "id", "a review comment"))
         path = repo_path(repo, f"/pulls/comments/{comment_id}/{verb}")
         try:
-            await self._http.send("POST", path)
+            self._http.send("POST", path)
         except ForgeStatusError as exc:
             if exc.status in (404, 405) and self._can_resolve is None:
                 self._can_resolve = False

@@ -18,12 +18,11 @@ run must block the merge, never pass silently as ``neutral`` or ``skipped`` woul
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import datetime
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import quote, urlencode
 
@@ -62,7 +61,7 @@ from bot.forges.github_payloads import (
     repo_path,
     started_run,
 )
-from bot.forges.locks import KeyedLocks
+from bot.forges.keyed_locks import KeyedLocks
 from bot.forges.responses import described_repository
 from bot.forges.retry import with_retries
 from bot.repos import ForgeKind, RepoRef
@@ -88,16 +87,16 @@ class GitHubForge:
         private_key_pem: str,
         api_url: str,
         web_url: str,
-        client: httpx.AsyncClient | None = None,
+        client: httpx.Client | None = None,
         clock: Callable[[], float] = time.time,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        sleep: Callable[[float], None] = time.sleep,
         check_name: str = CHECK_NAME,
         requester: str = "ichor-bot",
     ) -> None:
         host_of(api_url, "the GitHub API URL")
         self._web_host = host_of(web_url, "the GitHub web URL")
         self._owns_client = client is None
-        self._client = client if client is not None else httpx.AsyncClient(timeout=TIMEOUT)
+        self._client = client if client is not None else httpx.Client(timeout=TIMEOUT)
         self._http = GitHubHTTP(self._client, api_url=api_url, requester=requester, clock=clock)
         self._clock = clock
         self._sleep = sleep
@@ -125,40 +124,38 @@ class GitHubForge:
             web_url=settings.github_url,
         )
 
-    async def aclose(self) -> None:
+    def close(self) -> None:
         if self._owns_client:
-            await self._client.aclose()
+            self._client.close()
 
     # -- the ForgeAdapter protocol ------------------------------------------------------
 
     def pull_head_ref(self, number: int) -> str:
         return f"refs/pull/{number}/head"
 
-    async def git_credentials(self, repo: RepoRef) -> GitCredentials:
+    def git_credentials(self, repo: RepoRef) -> GitCredentials:
         installation = installation_of(repo)
-        token = await self._retrying(lambda: self._tokens.get(installation))
+        token = self._retrying(lambda: self._tokens.get(installation))
         basic = base64.b64encode(f"x-access-token:{token}".encode()).decode("ascii")
         return GitCredentials(host=self._web_host, header=f"Authorization: Basic {basic}")
 
-    async def start_check(
+    def start_check(
         self, repo: RepoRef, head_sha: str, *, external_id: str, resume: bool = False
     ) -> CheckHandle:
         if resume:  # an earlier run of this job may have created the check run already
             query = urlencode({"check_name": self._check_name, "filter": "all", "per_page": 100})
             listed = repo_path(repo, f"/commits/{quote(head_sha, safe='')}/check-runs")
-            found = await self._call(
-                repo, lambda token: self._send("GET", f"{listed}?{query}", token)
-            )
+            found = self._call(repo, lambda token: self._send("GET", f"{listed}?{query}", token))
             run_id = started_run(found, external_id, f"GET {listed}")
             if run_id is not None:
                 return CheckHandle(head_sha=head_sha, id=run_id)
         path = repo_path(repo, "/check-runs")
         data = {"name": self._check_name, "head_sha": head_sha, "status": "in_progress"}
         data |= {"external_id": external_id, "started_at": self._timestamp()}
-        body = await self._call(repo, lambda token: self._send("POST", path, token, data))
+        body = self._call(repo, lambda token: self._send("POST", path, token, data))
         return CheckHandle(head_sha=head_sha, id=str(field(body, "id", f"POST {path}")))
 
-    async def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
+    def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
         if check.id is None:
             raise PermanentForgeError(f"{repo.full_name}: a GitHub check needs a check run id")
         path = repo_path(repo, f"/check-runs/{quote(check.id, safe='')}")
@@ -186,54 +183,48 @@ class GitHubForge:
         # The verdict goes first: it is what branch protection reads. The annotations after it
         # repeat what ``text`` already lists in full, so losing some is logged, not raised;
         # raising would invite the caller to replace a correct verdict with an error.
-        await self._patch(repo, path, first)
+        self._patch(repo, path, first)
         for sent, batch in enumerate(batches[1:], start=1):
             # Each update replaces title, summary and text, so they are repeated with the
             # annotations, which are appended.
             try:
-                await self._patch(repo, path, {"output": {**shown, "annotations": batch}})
+                self._patch(repo, path, {"output": {**shown, "annotations": batch}})
             except (PermanentForgeError, TransientForgeError) as exc:
                 missing = len(notes) - sent * ANNOTATIONS_PER_REQUEST
                 log.warning("check run completed; %d annotations not added: %s", missing, exc)
                 return
 
-    async def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
+    def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
         base = repo_path(repo, "")
         # Two jobs of this process for one PR must not both find nothing and both post.
-        async with self._locks.hold((repo.full_name, number, "summary")):
-            return await self._with_send(
+        with self._locks.hold((repo.full_name, number, "summary")):
+            return self._with_send(
                 repo,
                 lambda send: github_comments.upsert_summary(send, base, number, body),
             )
 
-    async def post_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
+    def post_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
         base = repo_path(repo, "")
         # Retried like any call: after a lost answer a reply may rarely show twice, which
         # reads better than a command that seems ignored (a marker read twice is one approval).
-        return await self._with_send(
-            repo, lambda send: github_comments.post(send, base, number, body)
-        )
+        return self._with_send(repo, lambda send: github_comments.post(send, base, number, body))
 
-    async def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
+    def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
         base = repo_path(repo, "")
-        return await self._with_send(repo, lambda send: github_comments.listing(send, base, number))
+        return self._with_send(repo, lambda send: github_comments.listing(send, base, number))
 
-    async def add_reaction(
-        self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction
-    ) -> None:
+    def add_reaction(self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction) -> None:
         base = repo_path(repo, "")  # GitHub names an issue comment by its id alone
-        await self._with_send(
-            repo, lambda send: github_comments.react(send, base, comment_id, reaction)
-        )
+        self._with_send(repo, lambda send: github_comments.react(send, base, comment_id, reaction))
 
-    async def bot_login(self, repo: RepoRef) -> str:
-        async with self._locks.hold("bot_login"):  # concurrent jobs share the one request
+    def bot_login(self, repo: RepoRef) -> str:
+        with self._locks.hold("bot_login"):  # concurrent jobs share the one request
             if self._bot_login is None:
-                app = await self._retrying(lambda: self._as_app("GET", "/app"))
+                app = self._retrying(lambda: self._as_app("GET", "/app"))
                 self._bot_login = github_comments.app_login(app)
         return self._bot_login
 
-    async def sync_line_comments(
+    def sync_line_comments(
         self,
         repo: RepoRef,
         number: int,
@@ -245,8 +236,8 @@ class GitHubForge:
     ) -> LineCommentSync:
         base = repo_path(repo, "")
 
-        async def sync(send: github_reviews.Send) -> LineCommentSync:
-            return await github_reviews.sync(
+        def sync(send: github_reviews.Send) -> LineCommentSync:
+            return github_reviews.sync(
                 send,
                 base,
                 number,
@@ -257,13 +248,13 @@ class GitHubForge:
             )
 
         # The whole sync is the unit retried: a retry lists again and never posts twice.
-        async with self._locks.hold((repo.full_name, number, "lines")):
-            return await self._with_send(repo, sync)
+        with self._locks.hold((repo.full_name, number, "lines")):
+            return self._with_send(repo, sync)
 
-    async def permission(self, repo: RepoRef, user: str) -> Permission:
+    def permission(self, repo: RepoRef, user: str) -> Permission:
         path = repo_path(repo, f"/collaborators/{quote(user, safe='')}/permission")
         try:
-            body = await self._call(repo, lambda token: self._send("GET", path, token))
+            body = self._call(repo, lambda token: self._send("GET", path, token))
         except ForgeStatusError as exc:
             if exc.status == 404:  # not a collaborator, or no such user
                 return Permission.NONE
@@ -273,41 +264,41 @@ class GitHubForge:
         role = ROLES.get(str(body.get("role_name")))
         return role if role is not None else ROLES.get(str(body.get("permission")), Permission.NONE)
 
-    async def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
+    def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         path = repo_path(repo, f"/pulls/{int(number)}")
-        return pull_ref(await self._call(repo, lambda token: self._send("GET", path, token)), path)
+        return pull_ref(self._call(repo, lambda token: self._send("GET", path, token)), path)
 
-    async def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
-        return await self._with_send(repo, lambda send: github_pulls.find(send, repo, head, base))
+    def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
+        return self._with_send(repo, lambda send: github_pulls.find(send, repo, head, base))
 
-    async def open_pull_request(
+    def open_pull_request(
         self, repo: RepoRef, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef:
-        return await self._with_send(
+        return self._with_send(
             repo,
             lambda send: github_pulls.open_(
                 send, repo, head=head, base=base, title=title, body=body
             ),
         )
 
-    async def list_pull_requests(
+    def list_pull_requests(
         self, repo: RepoRef, base: str, *, limit: int
     ) -> Sequence[PullRequestRef]:
         listing = github_pulls.listed
-        return await self._with_send(repo, lambda send: listing(send, repo, base, limit))
+        return self._with_send(repo, lambda send: listing(send, repo, base, limit))
 
-    async def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
-        await self._with_send(repo, lambda send: github_pulls.update_body(send, repo, number, body))
+    def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
+        self._with_send(repo, lambda send: github_pulls.update_body(send, repo, number, body))
 
-    async def repository(self, full_name: str) -> RepoRef:
+    def repository(self, full_name: str) -> RepoRef:
         """:class:`bot.forges.base.RepositoryLookup`: the installation (asked as the app),
         then the repository (as that installation)."""
         path = repo_path(RepoRef(ForgeKind.GITHUB, full_name), "")
-        installed = await self._retrying(lambda: self._as_app("GET", f"{path}/installation"))
+        installed = self._retrying(lambda: self._as_app("GET", f"{path}/installation"))
         repo = RepoRef(
             ForgeKind.GITHUB, full_name, installation_id=int(field(installed, "id", path))
         )
-        found = await self._call(repo, lambda token: self._send("GET", path, token))
+        found = self._call(repo, lambda token: self._send("GET", path, token))
         where = f"GitHub GET {path}"
         return described_repository(
             found, repo.forge, full_name, where, installation_id=repo.installation_id
@@ -315,39 +306,39 @@ class GitHubForge:
 
     # -- plumbing -------------------------------------------------------------------------
 
-    async def _patch(self, repo: RepoRef, path: str, data: Mapping[str, Any]) -> None:
-        await self._call(repo, lambda token: self._send("PATCH", path, token, data))
+    def _patch(self, repo: RepoRef, path: str, data: Mapping[str, Any]) -> None:
+        self._call(repo, lambda token: self._send("PATCH", path, token, data))
 
-    async def _call(self, repo: RepoRef, operation: Callable[[str], Awaitable[T]]) -> T:
+    def _call(self, repo: RepoRef, operation: Callable[[str], T]) -> T:
         """``operation(installation token)``, retried; a refused token is replaced once."""
         installation = installation_of(repo)
 
-        async def attempt() -> T:
-            token = await self._tokens.get(installation)
+        def attempt() -> T:
+            token = self._tokens.get(installation)
             try:
-                return await operation(token)
+                return operation(token)
             except ForgeStatusError as exc:
                 if exc.status != 401:
                     raise
                 # Revoked, or the installation's tokens were reset: one fresh token, one try.
                 self._tokens.invalidate(installation, token)
-                return await operation(await self._tokens.get(installation))
+                return operation(self._tokens.get(installation))
 
-        return await self._retrying(attempt)
+        return self._retrying(attempt)
 
-    async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
-        return await with_retries(call, sleep=self._sleep, on_retry=_log_retry)
+    def _retrying(self, call: Callable[[], T]) -> T:
+        return with_retries(call, sleep=self._sleep, on_retry=_log_retry)
 
-    async def _token(self, path: str, app_jwt: str) -> Any:
-        return await self._as_app("POST", path, {}, app_jwt=app_jwt)
+    def _token(self, path: str, app_jwt: str) -> Any:
+        return self._as_app("POST", path, {}, app_jwt=app_jwt)
 
-    async def _as_app(
+    def _as_app(
         self, method: str, path: str, data: Any = None, *, app_jwt: str | None = None
     ) -> Any:
         """A request the app makes as itself, with its JWT (a fresh one unless given)."""
         bearer = app_jwt or self._tokens.signed_jwt()
         try:
-            return await self._send(method, path, bearer, data)
+            return self._send(method, path, bearer, data)
         except ForgeStatusError as exc:
             if exc.status != 401:
                 raise
@@ -356,23 +347,21 @@ class GitHubForge:
                 "ICHOR_GITHUB_PRIVATE_KEY and this machine's clock)"
             ) from exc
 
-    async def _with_send(
-        self, repo: RepoRef, operation: Callable[[github_reviews.Send], Awaitable[T]]
-    ) -> T:
+    def _with_send(self, repo: RepoRef, operation: Callable[[github_reviews.Send], T]) -> T:
         """:meth:`_call` for the modules that shape requests: they get ``send`` with the token."""
 
-        async def with_token(token: str) -> T:
-            async def send(method: str, path: str, data: Any = None, *, pages: bool = False) -> Any:
-                return await self._send(method, path, token, data, pages=pages)
+        def with_token(token: str) -> T:
+            def send(method: str, path: str, data: Any = None, *, pages: bool = False) -> Any:
+                return self._send(method, path, token, data, pages=pages)
 
-            return await operation(send)
+            return operation(send)
 
-        return await self._call(repo, with_token)
+        return self._call(repo, with_token)
 
-    async def _send(
+    def _send(
         self, method: str, path: str, bearer: str, data: Any = None, *, pages: bool = False
     ) -> Any:
-        return await self._http.send(method, path, bearer, data, pages=pages)
+        return self._http.send(method, path, bearer, data, pages=pages)
 
     def _timestamp(self) -> str:
         moment = datetime.datetime.fromtimestamp(self._clock(), datetime.UTC)

@@ -7,11 +7,11 @@ Neither kind of secret ever appears in an error message or a log line.
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import functools
+import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ TOKEN_REFRESH_MARGIN = 300.0
 
 # POST path -> decoded JSON body; the caller's transport sends "Authorization: Bearer <jwt>"
 # and maps HTTP failures to ForgeErrors.
-TokenRequest = Callable[[str, str], Awaitable[Any]]
+TokenRequest = Callable[[str, str], Any]
 
 _KEY_VARIABLE = "ICHOR_GITHUB_PRIVATE_KEY"
 
@@ -145,7 +145,7 @@ class InstallationTokens:
         self._clock = clock
         self._margin = refresh_margin
         self._cached: dict[int, tuple[str, float]] = {}  # id -> (token, refresh at)
-        self._locks: dict[int, asyncio.Lock] = {}
+        self._locks: dict[int, threading.Lock] = {}
 
     def _fresh(self, installation_id: int) -> str | None:
         cached = self._cached.get(installation_id)
@@ -153,26 +153,26 @@ class InstallationTokens:
             return cached[0]
         return None
 
-    async def get(self, installation_id: int) -> str:
+    def get(self, installation_id: int) -> str:
         """A usable token for ``installation_id``, requesting one only when none is fresh."""
         token = self._fresh(installation_id)
         if token is not None:
             return token
-        lock = self._locks.setdefault(installation_id, asyncio.Lock())
-        async with lock:
+        lock = self._locks.setdefault(installation_id, threading.Lock())
+        with lock:
             # Whoever held the lock before us may have fetched one already.
             token = self._fresh(installation_id)
             if token is not None:
                 return token
-            return await self._fetch(installation_id)
+            return self._fetch(installation_id)
 
     def signed_jwt(self) -> str:
         """A fresh JWT of the app, for what it asks as itself (a token, ``GET /app``)."""
         return app_jwt(self._app_id, self._key, now=self._clock())
 
-    async def _fetch(self, installation_id: int) -> str:
+    def _fetch(self, installation_id: int) -> str:
         path = f"/app/installations/{int(installation_id)}/access_tokens"
-        body = await self._request(path, self.signed_jwt())
+        body = self._request(path, self.signed_jwt())
         token = body.get("token") if isinstance(body, dict) else None
         if not isinstance(token, str) or not token:
             raise PermanentForgeError(f"GitHub POST {path}: the response holds no token")

@@ -20,29 +20,29 @@ from bot.repos import RepoRef
 MAX_LISTED = 100  # GitHub's largest page
 
 
-async def find(send: Send, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
+def find(send: Send, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
     owner = repo.full_name.partition("/")[0]
     query = urlencode({"state": "open", "head": f"{owner}:{head}", "base": base}, quote_via=quote)
     path = repo_path(repo, "/pulls")
-    found = await send("GET", f"{path}?{query}")
+    found = send("GET", f"{path}?{query}")
     if not isinstance(found, list):
         raise PermanentForgeError(f"GitHub GET {path}: the response is not a list")
     return pull_ref(found[0], path) if found else None
 
 
-async def open_(
+def open_(
     send: Send, repo: RepoRef, *, head: str, base: str, title: str, body: str
 ) -> PullRequestRef:
     path = repo_path(repo, "/pulls")
     data = {"title": clip_title(title), "head": head, "base": base, "body": clip(body)}
 
-    async def open_once() -> PullRequestRef:
-        return pull_ref(await send("POST", path, data), path)
+    def open_once() -> PullRequestRef:
+        return pull_ref(send("POST", path, data), path)
 
-    return await open_or_find(open_once, lambda: find(send, repo, head, base), exists=422)
+    return open_or_find(open_once, lambda: find(send, repo, head, base), exists=422)
 
 
-async def listed(send: Send, repo: RepoRef, base: str, limit: int) -> Sequence[PullRequestRef]:
+def listed(send: Send, repo: RepoRef, base: str, limit: int) -> Sequence[PullRequestRef]:
     """The open pull requests into ``base``, newest first, at most ``limit`` (one page)."""
     query = urlencode(
         {
@@ -55,11 +55,11 @@ async def listed(send: Send, repo: RepoRef, base: str, limit: int) -> Sequence[P
         quote_via=quote,
     )
     path = repo_path(repo, "/pulls")
-    found = await send("GET", f"{path}?{query}")
+    found = send("GET", f"{path}?{query}")
     if not isinstance(found, list):
         raise PermanentForgeError(f"GitHub GET {path}: the response is not a list")
     return [pull_ref(item, path) for item in found[:limit]]
 
 
-async def update_body(send: Send, repo: RepoRef, number: int, body: str) -> None:
-    await send("PATCH", repo_path(repo, f"/pulls/{int(number)}"), {"body": clip(body)})
+def update_body(send: Send, repo: RepoRef, number: int, body: str) -> None:
+    send("PATCH", repo_path(repo, f"/pulls/{int(number)}"), {"body": clip(body)})

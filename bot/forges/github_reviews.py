@@ -38,9 +38,7 @@ _FIXED_ROOM = 100  # bytes kept free under TEXT_LIMIT for the "Fixed in" line
 class Send(Protocol):
     """One GitHub request with the current token (every page of a listing, with ``pages``)."""
 
-    async def __call__(
-        self, method: str, path: str, data: Any = None, *, pages: bool = False
-    ) -> Any: ...
+    def __call__(self, method: str, path: str, data: Any = None, *, pages: bool = False) -> Any: ...
 
 
 def comment_body(finding: LineFinding) -> str:
@@ -67,7 +65,7 @@ def review_body(label: str, count: int, over_limit: int) -> str:
     return text
 
 
-async def sync(
+def sync(
     send: Send,
     repo_path: str,
     number: int,
@@ -83,7 +81,7 @@ async def sync(
     request each after a refused review); then one edit per comment to mark or un-mark.
     """
     pull = f"{repo_path}/pulls/{int(number)}"
-    listed = await send("GET", f"{pull}/comments?per_page=100", pages=True)
+    listed = send("GET", f"{pull}/comments?per_page=100", pages=True)
     mine: dict[int, Mapping[str, Any]] = {}
     for comment in listed if isinstance(listed, list) else []:
         if not isinstance(comment, dict) or by_a_person(comment):
@@ -108,9 +106,9 @@ async def sync(
     posted = 0
     if to_post:
         body = review_body(label, len(to_post), over_limit)
-        posted = await _post(send, pull, head_sha, to_post, body)
+        posted = _post(send, pull, head_sha, to_post, body)
     for comment_id, body in sorted(edits.items()):
-        await send("PATCH", f"{repo_path}/pulls/comments/{comment_id}", {"body": body})
+        send("PATCH", f"{repo_path}/pulls/comments/{comment_id}", {"body": body})
     return LineCommentSync(
         posted=posted,
         resolved=plan.resolved_findings,
@@ -119,16 +117,14 @@ async def sync(
     )
 
 
-async def _post(
-    send: Send, pull: str, head_sha: str, findings: Sequence[LineFinding], body: str
-) -> int:
+def _post(send: Send, pull: str, head_sha: str, findings: Sequence[LineFinding], body: str) -> int:
     """Post ``findings`` as one review, else one by one; returns how many were posted."""
     comments = [
         {"path": f.path, "line": f.line, "side": "RIGHT", "body": comment_body(f)} for f in findings
     ]
     review = {"commit_id": head_sha, "event": "COMMENT", "body": body, "comments": comments}
     try:
-        await send("POST", f"{pull}/reviews", review)
+        send("POST", f"{pull}/reviews", review)
         return len(comments)
     except ForgeStatusError as exc:
         if exc.status != 422:
@@ -137,7 +133,7 @@ async def _post(
     posted = 0
     for comment in comments:
         try:
-            await send("POST", f"{pull}/comments", {**comment, "commit_id": head_sha})
+            send("POST", f"{pull}/comments", {**comment, "commit_id": head_sha})
         except ForgeStatusError as exc:
             if exc.status != 422:
                 raise

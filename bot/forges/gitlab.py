@@ -26,12 +26,12 @@ posting the state a status already has is refused with 400 ("Cannot transition s
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import logging
 import re
+import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 from urllib.parse import urlsplit
 
@@ -69,7 +69,7 @@ from bot.forges.gitlab_api import (
     project_ref,
 )
 from bot.forges.gitlab_discussions import Done, sync_discussions
-from bot.forges.locks import KeyedLocks
+from bot.forges.keyed_locks import KeyedLocks
 from bot.forges.plans import (
     PostedComment,
     SummaryAction,
@@ -109,7 +109,7 @@ class GitLabForge:
         *,
         url: str,
         token: str,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        sleep: Callable[[float], None] = time.sleep,
         check_name: str = CHECK_NAME,
         timeout: float = 30,
     ) -> None:
@@ -135,7 +135,7 @@ class GitLabForge:
             raise PermanentForgeError("the GitLab token is not set: set ICHOR_GITLAB_TOKEN")
         return cls(url=settings.gitlab_url, token=token)
 
-    async def aclose(self) -> None:
+    def close(self) -> None:
         self._api.close()
 
     # -- the ForgeAdapter protocol ------------------------------------------------------
@@ -143,26 +143,26 @@ class GitLabForge:
     def pull_head_ref(self, number: int) -> str:
         return f"refs/merge-requests/{number}/head"
 
-    async def git_credentials(self, repo: RepoRef) -> GitCredentials:
+    def git_credentials(self, repo: RepoRef) -> GitCredentials:
         check_repo(repo)
         # GitLab takes any non-blank user name with a personal, project or group access
         # token, and older releases want exactly "oauth2" with an OAuth token: one name for all.
         basic = base64.b64encode(f"oauth2:{self._token}".encode()).decode("ascii")
         return GitCredentials(host=self._host, header=f"Authorization: Basic {basic}")
 
-    async def start_check(
+    def start_check(
         self, repo: RepoRef, head_sha: str, *, external_id: str, resume: bool = False
     ) -> CheckHandle:
         # A commit status has no external id: the sha and the status name are its identity.
         # A job run again takes up the status an earlier run left (GitLab makes a new status
         # for a state posted after a final one), and posts no state it already has.
-        if resume and (state := await self._latest_state(repo, head_sha)) is not None:
+        if resume and (state := self._latest_state(repo, head_sha)) is not None:
             self._posted[(project_ref(repo), head_sha, self._check_name)] = state
             return CheckHandle(head_sha=head_sha)
-        await self._set_status(repo, head_sha, "running", RUNNING_DESCRIPTION, None)
+        self._set_status(repo, head_sha, "running", RUNNING_DESCRIPTION, None)
         return CheckHandle(head_sha=head_sha)
 
-    async def _latest_state(self, repo: RepoRef, sha: str) -> str | None:
+    def _latest_state(self, repo: RepoRef, sha: str) -> str | None:
         project, name = project_ref(repo), self._check_name
 
         def latest(gl: gitlab.Gitlab) -> str | None:
@@ -172,16 +172,16 @@ class GitLabForge:
             newest = max(ours, key=lambda st: int(st.get("id") or 0), default=None)
             return None if newest is None else str(newest["status"])
 
-        return await self._retrying(lambda: self._api.run(latest))
+        return self._retrying(lambda: self._api.run(latest))
 
-    async def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
+    def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
         state = STATES[output.conclusion]
-        await self._set_status(repo, check.head_sha, state, headline(output), output.details_url)
+        self._set_status(repo, check.head_sha, state, headline(output), output.details_url)
 
-    async def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str:
+    def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str:
         body = clip(summary_body(body), NOTE_LIMIT)
         project, iid = project_ref(repo), int(number)
-        me = await self._me()
+        me = self._me()
 
         def upsert(gl: gitlab.Gitlab) -> int:
             notes = merge_request(gl, project, iid).notes
@@ -206,11 +206,11 @@ class GitLabForge:
             return note_id
 
         # Two jobs of this process for one MR must not both find nothing and both post.
-        async with self._locks.hold(("note", project, str(iid))):
-            note_id = await self._retrying(lambda: self._api.run(upsert))
+        with self._locks.hold(("note", project, str(iid))):
+            note_id = self._retrying(lambda: self._api.run(upsert))
         return commands.note_url(self._mr_url(repo, iid), note_id)
 
-    async def sync_line_comments(
+    def sync_line_comments(
         self,
         repo: RepoRef,
         number: int,
@@ -222,7 +222,7 @@ class GitLabForge:
     ) -> LineCommentSync:
         # base_sha is not needed: GitLab's latest version names the diff's base and start.
         project, iid = project_ref(repo), int(number)
-        me = await self._me()
+        me = self._me()
         done = Done()  # kept across attempts
 
         def sync(gl: gitlab.Gitlab) -> LineCommentSync:
@@ -230,28 +230,26 @@ class GitLabForge:
             where = f"{repo.full_name}!{iid}"
             return sync_discussions(mr, where, me, head_sha, findings, limit, done)
 
-        async with self._locks.hold(("discussions", project, str(iid))):
-            return await self._retrying(lambda: self._api.run(sync))
+        with self._locks.hold(("discussions", project, str(iid))):
+            return self._retrying(lambda: self._api.run(sync))
 
-    async def permission(self, repo: RepoRef, user: str) -> Permission:
+    def permission(self, repo: RepoRef, user: str) -> Permission:
         project = project_ref(repo)
-        level = await self._retrying(
+        level = self._retrying(
             lambda: self._api.run(lambda gl: commands.access_level(gl, project, user))
         )
         return commands.permission_of(level)
 
-    async def bot_login(self, repo: RepoRef) -> str:
+    def bot_login(self, repo: RepoRef) -> str:
         check_repo(repo)
-        return (await self._whoami())[1]
+        return (self._whoami())[1]
 
-    async def add_reaction(
-        self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction
-    ) -> None:
+    def add_reaction(self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction) -> None:
         project, iid, note_id = project_ref(repo), int(number), commands.parse_note_id(comment_id)
 
-        async def attempt() -> None:
+        def attempt() -> None:
             try:
-                await self._api.run(
+                self._api.run(
                     lambda gl: commands.award(merge_request(gl, project, iid), note_id, reaction)
                 )
             except ForgeStatusError as exc:
@@ -259,12 +257,12 @@ class GitLabForge:
                 if exc.status not in (400, 404) or commands.ALREADY_AWARDED not in exc.message:
                     raise
 
-        await self._retrying(attempt)
+        self._retrying(attempt)
 
-    async def post_comment(self, repo: RepoRef, number: int, body: str) -> str:
+    def post_comment(self, repo: RepoRef, number: int, body: str) -> str:
         project, iid = project_ref(repo), int(number)
         body = clip(commands.defuse_quick_actions(body), NOTE_LIMIT)
-        me = await self._me()
+        me = self._me()
         attempts = 0
 
         def post(gl: gitlab.Gitlab) -> int:
@@ -272,59 +270,59 @@ class GitLabForge:
             attempts += 1
             return commands.post_note(merge_request(gl, project, iid), body, me, again=attempts > 1)
 
-        note_id = await self._retrying(lambda: self._api.run(post))
+        note_id = self._retrying(lambda: self._api.run(post))
         return commands.note_url(self._mr_url(repo, iid), note_id)
 
-    async def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
+    def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
         project, iid = project_ref(repo), int(number)
 
         def listed(gl: gitlab.Gitlab) -> list[ForgeComment]:
             return commands.list_comments(merge_request(gl, project, iid), self._mr_url(repo, iid))
 
-        return await self._retrying(lambda: self._api.run(listed))
+        return self._retrying(lambda: self._api.run(listed))
 
-    async def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
+    def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         project, iid = project_ref(repo), int(number)
 
         def get(gl: gitlab.Gitlab) -> PullRequestRef:
             return mr_ref(gl.projects.get(project, lazy=True).mergerequests.get(iid).attributes)
 
-        return await self._retrying(lambda: self._api.run(get))
+        return self._retrying(lambda: self._api.run(get))
 
-    async def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
+    def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         project = project_ref(repo)
-        return await self._retrying(
+        return self._retrying(
             lambda: self._api.run(lambda gl: gitlab_mrs.find(gl, project, head, base))
         )
 
-    async def open_pull_request(
+    def open_pull_request(
         self, repo: RepoRef, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef:
         project = project_ref(repo)
-        return await self._retrying(
+        return self._retrying(
             lambda: gitlab_mrs.open_or_existing(
                 self._api.run, project, head=head, base=base, title=title, body=body
             )
         )
 
-    async def list_pull_requests(
+    def list_pull_requests(
         self, repo: RepoRef, base: str, *, limit: int
     ) -> Sequence[PullRequestRef]:
         project = project_ref(repo)
-        return await self._retrying(
+        return self._retrying(
             lambda: self._api.run(lambda gl: gitlab_mrs.listed(gl, project, base, limit))
         )
 
-    async def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
+    def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
         project, iid = project_ref(repo), int(number)
-        await self._retrying(
+        self._retrying(
             lambda: self._api.run(lambda gl: gitlab_mrs.set_description(gl, project, iid, body))
         )
 
-    async def repository(self, full_name: str) -> RepoRef:
+    def repository(self, full_name: str) -> RepoRef:
         """:class:`bot.forges.base.RepositoryLookup`."""
         project = project_ref(RepoRef(ForgeKind.GITLAB, full_name))
-        found = await self._retrying(
+        found = self._retrying(
             lambda: self._api.run(lambda gl: gl.projects.get(project).attributes)
         )
         keys = ("path_with_namespace", "http_url_to_repo", "web_url")
@@ -334,7 +332,7 @@ class GitLabForge:
 
     # -- plumbing -------------------------------------------------------------------------
 
-    async def _set_status(
+    def _set_status(
         self, repo: RepoRef, sha: str, state: str, description: str, target_url: str | None
     ) -> None:
         project = project_ref(repo)
@@ -346,31 +344,31 @@ class GitLabForge:
         def post(gl: gitlab.Gitlab) -> None:
             gl.projects.get(project, lazy=True).commits.get(sha, lazy=True).statuses.create(data)
 
-        async def attempt() -> None:
+        def attempt() -> None:
             try:
-                await self._api.run(post)
+                self._api.run(post)
             except ForgeStatusError as exc:
                 refused = _REFUSED_TRANSITION.search(exc.message) if exc.status == 400 else None
                 if refused is None or refused.group(1) != state:
                     raise
                 log.info("%s %s: status %s is already %s", repo.full_name, sha, key[2], state)
 
-        async with self._locks.hold(("status", *key)):
+        with self._locks.hold(("status", *key)):
             if self._posted.get(key) == state:
                 log.debug("%s %s: %s already posted as %s", repo.full_name, sha, key[2], state)
                 return
-            await self._retrying(attempt)
+            self._retrying(attempt)
             self._posted[key] = state
             self._posted.move_to_end(key)
             while len(self._posted) > REMEMBERED_STATUSES:
                 self._posted.popitem(last=False)
 
-    async def _me(self) -> int:
-        return (await self._whoami())[0]
+    def _me(self) -> int:
+        return (self._whoami())[0]
 
-    async def _whoami(self) -> tuple[int, str]:
+    def _whoami(self) -> tuple[int, str]:
         """The token's own user (``GET /user``): its id and username, fetched once."""
-        async with self._locks.hold(("user",)):
+        with self._locks.hold(("user",)):
             if self._user is None:
 
                 def whoami(gl: gitlab.Gitlab) -> tuple[int, str]:
@@ -379,14 +377,14 @@ class GitLabForge:
                     attributes = gl.user.attributes
                     return int(attributes["id"]), str(attributes["username"])
 
-                self._user = await self._retrying(lambda: self._api.run(whoami))
+                self._user = self._retrying(lambda: self._api.run(whoami))
             return self._user
 
     def _mr_url(self, repo: RepoRef, iid: int) -> str:
         return f"{self._web}/{repo.full_name}/-/merge_requests/{iid}"
 
-    async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
-        return await with_retries(call, sleep=self._sleep, on_retry=self._log_retry)
+    def _retrying(self, call: Callable[[], T]) -> T:
+        return with_retries(call, sleep=self._sleep, on_retry=self._log_retry)
 
     def _log_retry(self, exc: TransientForgeError, delay: float) -> None:
         log.warning("%s; retrying in %.1fs", self._api.redact(exc), delay)

@@ -1,11 +1,9 @@
-"""python-gitlab, driven from asyncio, with every failure turned into a redacted ForgeError;
-and the GitLab payloads the adapter (:mod:`bot.forges.gitlab`) reads and writes.
-
-python-gitlab's client is synchronous (requests), so each operation runs whole in a worker
-thread (:meth:`GitLabAPI.run`) and the event loop never blocks on the network.
+"""python-gitlab, used synchronously as it is made to be, with every failure turned into a
+redacted ForgeError; and the GitLab payloads the adapter (:mod:`bot.forges.gitlab`) reads and
+writes. Each operation runs whole under :meth:`GitLabAPI.run`.
 
 python-gitlab's own retries are switched off for every request: it would sleep with
-``time.sleep`` inside the worker thread, unlogged, up to ten times, and it retries a 429 even
+``time.sleep``, unlogged, up to ten times, and it retries a 429 even
 when told not to retry transient errors. Retrying is :func:`bot.forges.retry.with_retries`'s
 job, once, around a whole operation, with logging and the adapter's injectable sleep. Its
 exceptions carry no response headers, so a session hook keeps the last response's method,
@@ -14,7 +12,6 @@ path and headers per thread: a 429's ``Retry-After`` or ``RateLimit-Reset`` is r
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 import time
@@ -128,9 +125,9 @@ class GitLabAPI:
     def close(self) -> None:
         self.gl.session.close()
 
-    async def run(self, operation: Callable[[gitlab.Gitlab], T]) -> T:
-        """``operation(client)`` in a worker thread; any failure leaves as a ForgeError."""
-        return await asyncio.to_thread(self._run, operation)
+    def run(self, operation: Callable[[gitlab.Gitlab], T]) -> T:
+        """``operation(client)``; any failure leaves as a ForgeError."""
+        return self._run(operation)
 
     def _run(self, operation: Callable[[gitlab.Gitlab], T]) -> T:
         self._local.seen = None

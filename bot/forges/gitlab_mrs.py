@@ -1,9 +1,9 @@
-"""GitLab merge requests the bot opens, lists and describes: each function runs on the API's
-thread (``GitLabAPI.run``) with the python-gitlab client, inside the adapter's retry."""
+"""GitLab merge requests the bot opens, lists and describes: each function runs under
+``GitLabAPI.run`` with the python-gitlab client, inside the adapter's retry."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import gitlab
@@ -13,7 +13,7 @@ from bot.forges.base import PullRequestRef
 from bot.forges.gitlab_api import clip, find_mr, mr_ref
 from bot.forges.pulls import open_or_find
 
-Run = Callable[[Callable[[gitlab.Gitlab], Any]], Awaitable[Any]]  # GitLabAPI.run
+Run = Callable[[Callable[[gitlab.Gitlab], Any]], Any]  # GitLabAPI.run
 
 TITLE_LIMIT = 255  # characters, a merge request title
 DESCRIPTION_BODY_LIMIT = 1_048_576  # characters, a merge request description
@@ -36,11 +36,11 @@ def find(gl: gitlab.Gitlab, project: str, head: str, base: str) -> PullRequestRe
     return find_mr(gl, project, head, base)
 
 
-async def open_or_existing(
+def open_or_existing(
     run: Run, project: str, *, head: str, base: str, title: str, body: str
 ) -> PullRequestRef:
     """Open it, or, when GitLab answers 409 (one is open for the branches), the open one."""
-    opened: PullRequestRef = await open_or_find(
+    opened: PullRequestRef = open_or_find(
         lambda: run(lambda gl: open_mr(gl, project, head=head, base=base, title=title, body=body)),
         lambda: run(lambda gl: find(gl, project, head, base)),
         exists=409,

@@ -86,10 +86,10 @@ class LocalForge:
     def pull_head_ref(self, number: int) -> str:
         return f"refs/pull/{number}/head"  # never fetched: the repository is on disk
 
-    async def git_credentials(self, repo: RepoRef) -> GitCredentials | None:
+    def git_credentials(self, repo: RepoRef) -> GitCredentials | None:
         return None
 
-    async def start_check(
+    def start_check(
         self, repo: RepoRef, head_sha: str, *, external_id: str, resume: bool = False
     ) -> CheckHandle:
         record = {
@@ -103,7 +103,7 @@ class LocalForge:
             self._write(self.root / "checks" / self._key(repo) / f"{head_sha}.json", record)
         return CheckHandle(head_sha, id=f"{repo.full_name}@{head_sha}")
 
-    async def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
+    def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
         path = self.root / "checks" / self._key(repo) / f"{check.head_sha}.json"
         with self._lock:
             record = self._read(path, {"repository": repo.full_name, "head_sha": check.head_sha})
@@ -124,7 +124,7 @@ class LocalForge:
             with (self.root / RESULTS_FILE).open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps(line, sort_keys=True) + "\n")
 
-    async def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
+    def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
         path = self.root / "comments" / self._key(repo) / f"{number}.md"
         body = summary_body(body)
         with self._lock:
@@ -137,7 +137,7 @@ class LocalForge:
                 path.write_text(body, encoding="utf-8")
         return path.resolve().as_uri()
 
-    async def sync_line_comments(
+    def sync_line_comments(
         self,
         repo: RepoRef,
         number: int,
@@ -176,26 +176,24 @@ class LocalForge:
             over_limit=len(plan.over_limit),
         )
 
-    async def permission(self, repo: RepoRef, user: str) -> Permission:
+    def permission(self, repo: RepoRef, user: str) -> Permission:
         # One person drives a local forge: its operator.
         return Permission.ADMIN if user == self.user else Permission.READ
 
-    async def bot_login(self, repo: RepoRef) -> str:
+    def bot_login(self, repo: RepoRef) -> str:
         return "ichor-bot"
 
     def _thread_path(self, repo: RepoRef, number: int) -> Path:
         return self.root / "threads" / self._key(repo) / f"{number}.json"
 
-    async def add_reaction(
-        self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction
-    ) -> None:
+    def add_reaction(self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction) -> None:
         path = self.root / "reactions" / self._key(repo) / f"{number}.json"
         with self._lock:
             reactions: list[dict[str, str]] = self._read(path, [])
             reactions.append({"comment": comment_id, "reaction": reaction})
             self._write(path, reactions)
 
-    async def post_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
+    def post_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
         """Replies are kept per pull request, in order; the file is what a forge would show."""
         path = self._thread_path(repo, number)
         with self._lock:
@@ -205,7 +203,7 @@ class LocalForge:
             self._write(path, thread)
         return f"{path.resolve().as_uri()}#{comment_id}"
 
-    async def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
+    def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
         with self._lock:
             thread: list[dict[str, Any]] = self._read(self._thread_path(repo, number), [])
         return [
@@ -213,7 +211,7 @@ class LocalForge:
             for c in thread
         ]
 
-    async def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
+    def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         with self._lock:
             pulls: list[dict[str, Any]] = self._read(self._pulls_path(repo), [])
         for pull in pulls:
@@ -224,7 +222,7 @@ class LocalForge:
     def _pulls_path(self, repo: RepoRef) -> Path:
         return self.root / "pulls" / f"{self._key(repo)}.json"
 
-    async def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
+    def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         with self._lock:
             pulls: list[dict[str, Any]] = self._read(self._pulls_path(repo), [])
         for pull in pulls:
@@ -237,7 +235,7 @@ class LocalForge:
                 )
         return None
 
-    async def open_pull_request(
+    def open_pull_request(
         self, repo: RepoRef, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef:
         with self._lock:
@@ -261,7 +259,7 @@ class LocalForge:
             self._write(path, pulls)
         return PullRequestRef(number, url, body=body)
 
-    async def list_pull_requests(
+    def list_pull_requests(
         self, repo: RepoRef, base: str, *, limit: int
     ) -> Sequence[PullRequestRef]:
         with self._lock:
@@ -272,7 +270,7 @@ class LocalForge:
             if p["base"] == base and p["state"] == "open"
         ][:limit]
 
-    async def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
+    def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
         with self._lock:
             path = self._pulls_path(repo)
             pulls: list[dict[str, Any]] = self._read(path, [])
@@ -283,7 +281,7 @@ class LocalForge:
                     return
         raise PermanentForgeError(f"no pull request {number} in {repo.full_name}")
 
-    async def aclose(self) -> None:
+    def close(self) -> None:
         return None
 
 

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 from bot.errors import ForgeStatusError
 from bot.forges.base import PullRequestRef
 
 
-async def open_or_find(
-    open_: Callable[[], Awaitable[PullRequestRef]],
-    find: Callable[[], Awaitable[PullRequestRef | None]],
+def open_or_find(
+    open_: Callable[[], PullRequestRef],
+    find: Callable[[], PullRequestRef | None],
     *,
     exists: int,
 ) -> PullRequestRef:
@@ -18,11 +18,11 @@ async def open_or_find(
     422, GitLab's and Gitea's 409), the open one ``find()`` names. It exists after a retry
     whose first request landed, or when a concurrent job opened it."""
     try:
-        return await open_()
+        return open_()
     except ForgeStatusError as exc:
         if exc.status != exists:
             raise
-        existing = await find()
+        existing = find()
         if existing is None:
             raise
         return existing

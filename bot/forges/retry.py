@@ -10,11 +10,11 @@ sitting idle for up to an hour until a rate limit resets.
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import email.utils
 import random
-from collections.abc import Awaitable, Callable, Mapping
+import time
+from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 from bot.errors import TransientForgeError
@@ -70,16 +70,16 @@ def backoff_delay(retry: int, *, base_delay: float, max_delay: float) -> float:
     return step / 2 + random.uniform(0, step / 2)  # noqa: S311
 
 
-async def with_retries(
-    call: Callable[[], Awaitable[T]],
+def with_retries(
+    call: Callable[[], T],
     *,
     attempts: int = 5,
     base_delay: float = 0.5,
     max_delay: float = 60.0,
-    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    sleep: Callable[[float], None] = time.sleep,
     on_retry: Callable[[TransientForgeError, float], None] | None = None,
 ) -> T:
-    """``await call()``, retrying a :class:`TransientForgeError` up to ``attempts`` times in all.
+    """``call()``, retrying a :class:`TransientForgeError` up to ``attempts`` times in all.
 
     The last error propagates unchanged once the attempts are spent, or at once when its
     ``retry_after`` exceeds ``max_delay``. ``on_retry(error, delay)`` runs before each sleep
@@ -90,7 +90,7 @@ async def with_retries(
     retry = 0
     while True:
         try:
-            return await call()
+            return call()
         except TransientForgeError as exc:
             if retry + 1 >= attempts:
                 raise
@@ -102,5 +102,5 @@ async def with_retries(
                 delay = backoff_delay(retry, base_delay=base_delay, max_delay=max_delay)
             if on_retry is not None:
                 on_retry(exc, delay)
-            await sleep(delay)
+            sleep(delay)
             retry += 1

@@ -3,7 +3,6 @@ is a decline no trigger overrides, and a request proposes again."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, cast
@@ -34,16 +33,14 @@ class FakeForge:
         self.open_pull = open_pull
         self.lookups: list[tuple[str, str]] = []
 
-    async def git_credentials(self, repo: RepoRef) -> None:
+    def git_credentials(self, repo: RepoRef) -> None:
         return None
 
-    async def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
+    def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         self.lookups.append((head, base))
         return self.open_pull
 
-    async def list_pull_requests(
-        self, repo: RepoRef, base: str, *, limit: int
-    ) -> list[PullRequestRef]:
+    def list_pull_requests(self, repo: RepoRef, base: str, *, limit: int) -> list[PullRequestRef]:
         return [
             PullRequestRef(9, "u9", head_ref="ichor/bootstrap"),  # a re-proposal's own: left out
             PullRequestRef(8, "u8", head_ref="x", body="<!-- ichor:onboarding -->\n..."),
@@ -52,18 +49,18 @@ class FakeForge:
 
 
 def test_the_open_pull_requests_leave_out_the_onboarding_one() -> None:
-    listed = asyncio.run(list_open(cast(ForgeAdapter, FakeForge(None)), REPO, "main"))
+    listed = list_open(cast(ForgeAdapter, FakeForge(None)), REPO, "main")
     assert listed == [PullRequestRef(7, "u7", head_ref="feature", title="Bump")]
 
 
 def test_a_listing_that_fails_is_said_not_raised() -> None:
     class Failing(FakeForge):
-        async def list_pull_requests(
+        def list_pull_requests(
             self, repo: RepoRef, base: str, *, limit: int
         ) -> list[PullRequestRef]:
             raise PermanentForgeError("GitHub GET /repos/acme/gitops/pulls: 403")
 
-    listed = asyncio.run(list_open(cast(ForgeAdapter, Failing(None)), REPO, "main"))
+    listed = list_open(cast(ForgeAdapter, Failing(None)), REPO, "main")
     assert listed == "GitHub GET /repos/acme/gitops/pulls: 403"
 
 
@@ -78,9 +75,7 @@ def run(forge: FakeForge, memory: MemoryOnboarding, **kwargs: Any) -> Onboarding
     services = ChangeServices(
         cast(ForgeAdapter, forge), no_mirror, memory_state().locks, GitIdentity("bot", "b@x")
     )
-    return asyncio.run(
-        open_onboarding(REPO, services, forge_kind="github", memory=memory, **kwargs)
-    )
+    return open_onboarding(REPO, services, forge_kind="github", memory=memory, **kwargs)
 
 
 def test_an_open_proposal_is_the_answer_and_is_remembered() -> None:

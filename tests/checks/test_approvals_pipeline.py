@@ -3,7 +3,6 @@ covers their exact fingerprints; approvals come from the store, or from the bot'
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -47,15 +46,15 @@ class RecordingForge(LocalForge):
         self.comments_fail = comments_fail
         self.listed = 0
 
-    async def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
+    def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
         self.outputs.append(output)
-        await super().complete_check(repo, check, output)
+        super().complete_check(repo, check, output)
 
-    async def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
+    def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
         self.listed += 1
         if self.comments_fail:
             raise PermanentForgeError("listing comments is not available on local yet")
-        return await super().list_comments(repo, number)
+        return super().list_comments(repo, number)
 
 
 @pytest.fixture
@@ -111,7 +110,7 @@ def check(
         summary_comment=summary_comment,
         line_comments=False,
     )
-    result = asyncio.run(run_check(req, services))
+    result = run_check(req, services)
     assert isinstance(forge, RecordingForge)
     return result, forge.outputs[-1]
 
@@ -217,9 +216,9 @@ def test_a_push_has_no_approvals_to_wait_for(tmp_path: Path, repo: WorkRepo) -> 
     assert result.conclusion == "success" and forge.listed == 0
 
 
-async def _post(forge: LocalForge, *bodies: str) -> None:
+def _post(forge: LocalForge, *bodies: str) -> None:
     for body in bodies:
-        await forge.post_comment(HANDLE, 7, body)
+        forge.post_comment(HANDLE, 7, body)
 
 
 def test_approvals_lost_by_the_store_are_rebuilt_from_the_comments(
@@ -230,13 +229,11 @@ def test_approvals_lost_by_the_store_are_rebuilt_from_the_comments(
     forge = RecordingForge(tmp_path / "data")
     both = approval("bob", fingerprint("a", configmap("a")), fingerprint("b", configmap("b")))
     only_a = approval("carol", fingerprint("a", configmap("a")))
-    asyncio.run(
-        _post(
-            forge,
-            f"Approved.\n{approval_marker(only_a)}",
-            f"Approved.\n{approval_marker(both)}",
-            f"Withdrawn.\n{cancel_marker('carol', 'comment:3')}",
-        )
+    _post(
+        forge,
+        f"Approved.\n{approval_marker(only_a)}",
+        f"Approved.\n{approval_marker(both)}",
+        f"Withdrawn.\n{cancel_marker('carol', 'comment:3')}",
     )
     store = MemoryApprovals()
     result, _ = check(repo, forge, request(head, start), store)
@@ -252,7 +249,7 @@ def test_without_a_store_the_comments_are_read(tmp_path: Path, repo: WorkRepo) -
     start = base(repo)
     head = repo.commit({A: configmap("a")})
     forge = RecordingForge(tmp_path / "data")
-    asyncio.run(_post(forge, approval_marker(approval("bob", fingerprint("a", configmap("a"))))))
+    _post(forge, approval_marker(approval("bob", fingerprint("a", configmap("a")))))
     result, _ = check(repo, forge, request(head, start), None)
     assert result.conclusion == "success"
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,13 +24,13 @@ class BrokenComments:
     def __init__(self) -> None:
         self.completed: list[CheckOutput] = []
 
-    async def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str:
+    def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str:
         raise PermanentForgeError("comment refused")
 
-    async def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
+    def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
         self.completed.append(output)
 
-    async def sync_line_comments(
+    def sync_line_comments(
         self,
         repo: RepoRef,
         number: int,
@@ -59,6 +58,6 @@ def test_verdict_is_posted_when_summary_and_line_comments_fail() -> None:
     target = Publication(
         REPO, CheckHandle("h" * 40), 7, "gitea:o/r:7", "b" * 40, True, True, 30, None
     )
-    output = asyncio.run(publish(forge, target, comparison, {"t/notes.txt": frozenset({1})}, None))
+    output = publish(forge, target, comparison, {"t/notes.txt": frozenset({1})}, None)
     assert output.conclusion is Conclusion.FAILURE
     assert [o.conclusion for o in forge.completed] == [Conclusion.FAILURE]

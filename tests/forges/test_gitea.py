@@ -3,13 +3,12 @@ the one summary comment, line comments across pushes, permissions, pulls, git, s
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import contextlib
 import logging
 import os
 import subprocess
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,6 +32,7 @@ from bot.forges.gitea import SUMMARY_MARKER, GiteaForge
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 from tests.fakeforge.gitea import FakeGitea, Flavor
+from tests.support.together import together
 
 T = TypeVar("T")
 FULL = "octo/gitops"
@@ -88,21 +88,21 @@ class Driver:
         self.timeout = timeout  # None: the adapter's own client and timeouts
         self.slept: list[float] = []
 
-    def __call__(self, body: Callable[[GiteaForge], Awaitable[T]]) -> T:
-        async def sleep(seconds: float) -> None:
+    def __call__(self, body: Callable[[GiteaForge], T]) -> T:
+        def sleep(seconds: float) -> None:
             self.slept.append(seconds)
 
-        async def main() -> T:
-            client = None if self.timeout is None else httpx.AsyncClient(timeout=self.timeout)
+        def main() -> T:
+            client = None if self.timeout is None else httpx.Client(timeout=self.timeout)
             forge = GiteaForge(url=self.fake.url, token=self.token, client=client, sleep=sleep)
             try:
-                return await body(forge)
+                return body(forge)
             finally:
-                await forge.aclose()
+                forge.close()
                 if client is not None:
-                    await client.aclose()
+                    client.close()
 
-        return asyncio.run(main())
+        return main()
 
 
 def clean(fake: FakeGitea) -> None:
@@ -129,13 +129,13 @@ def test_status_pending_then_each_verdict(fake: FakeGitea) -> None:
         "5" * 40: (Conclusion.ERROR, "error"),
     }
 
-    async def scenario(forge: GiteaForge) -> None:
+    def scenario(forge: GiteaForge) -> None:
         for sha, (conclusion, _) in verdicts.items():
-            check = await forge.start_check(r, sha, external_id="job-1")
+            check = forge.start_check(r, sha, external_id="job-1")
             assert check == CheckHandle(head_sha=sha)
             details = "https://ichor.example.test/jobs/1" if sha[0] == "1" else None
             output = CheckOutput(conclusion, "2 targets  accepted", "s", "t", details_url=details)
-            await forge.complete_check(r, check, output)
+            forge.complete_check(r, check, output)
 
     run(scenario)
     expected = []
@@ -165,13 +165,13 @@ def test_a_job_run_again_does_not_post_its_status_twice(fake: FakeGitea) -> None
     run, r = Driver(fake), repo(fake)
     verdict = CheckOutput(Conclusion.SUCCESS, "1 target accepted", "s", "t")
 
-    async def first_run_then_retry(forge: GiteaForge) -> None:
-        check = await forge.start_check(r, SHA, external_id="job-1")
-        await forge.complete_check(r, check, verdict)  # ... and the worker died before it ended
-        again = await forge.start_check(r, SHA, external_id="job-1", resume=True)
-        await forge.complete_check(r, again, verdict)
-        other = await forge.start_check(r, SHA2, external_id="job-2", resume=True)  # nothing yet
-        await forge.complete_check(r, other, verdict)
+    def first_run_then_retry(forge: GiteaForge) -> None:
+        check = forge.start_check(r, SHA, external_id="job-1")
+        forge.complete_check(r, check, verdict)  # ... and the worker died before it ended
+        again = forge.start_check(r, SHA, external_id="job-1", resume=True)
+        forge.complete_check(r, again, verdict)
+        other = forge.start_check(r, SHA2, external_id="job-2", resume=True)  # nothing yet
+        forge.complete_check(r, other, verdict)
 
     run(first_run_then_retry)
     assert [s["status"] for s in fake.statuses(FULL, SHA)] == ["pending", "success"]
@@ -319,9 +319,9 @@ def test_summary_comment_is_created_once_then_edited(fake: FakeGitea) -> None:
     run, r = Driver(fake), repo(fake)
     fake.add_comment(FULL, 7, f"quoting {SUMMARY_MARKER} by hand", user="alice")
 
-    async def scenario(forge: GiteaForge) -> list[str | None]:
-        urls = [await forge.upsert_summary_comment(r, 7, f"result {i}") for i in range(3)]
-        urls.append(await forge.upsert_summary_comment(r, 7, "result 2"))  # unchanged
+    def scenario(forge: GiteaForge) -> list[str | None]:
+        urls = [forge.upsert_summary_comment(r, 7, f"result {i}") for i in range(3)]
+        urls.append(forge.upsert_summary_comment(r, 7, "result 2"))  # unchanged
         return urls
 
     urls = run(scenario)
@@ -348,8 +348,8 @@ def test_summary_comment_is_created_once_then_edited(fake: FakeGitea) -> None:
 def test_concurrent_upserts_post_one_comment(fake: FakeGitea) -> None:
     r = repo(fake)
 
-    async def scenario(forge: GiteaForge) -> None:
-        await asyncio.gather(*(forge.upsert_summary_comment(r, 7, f"b{i}") for i in range(4)))
+    def scenario(forge: GiteaForge) -> None:
+        together(*(lambda i=i: forge.upsert_summary_comment(r, 7, f"b{i}") for i in range(4)))
 
     Driver(fake)(scenario)
     assert len(fake.comments(FULL, 7)) == 1
@@ -372,18 +372,14 @@ def test_line_comments_across_three_pushes(fake: FakeGitea) -> None:
     # A person's review comment that quotes a marker is never ours to resolve.
     human = fake.add_review(FULL, 7, [("x.yaml", 1, f"see {finding_marker('fp2')}")])
 
-    async def scenario(forge: GiteaForge) -> list[LineCommentSync]:
+    def scenario(forge: GiteaForge) -> list[LineCommentSync]:
         results = []
         kw: dict[str, Any] = {"head_sha": SHA, "base_sha": BASE}
-        results.append(
-            await forge.sync_line_comments(r, 7, findings=[one, two, three], limit=2, **kw)
-        )
+        results.append(forge.sync_line_comments(r, 7, findings=[one, two, three], limit=2, **kw))
         kw["head_sha"] = SHA2
         fake.update_pull(FULL, 7, head_sha=SHA2)
-        results.append(
-            await forge.sync_line_comments(r, 7, findings=[two, three, four], limit=2, **kw)
-        )
-        results.append(await forge.sync_line_comments(r, 7, findings=[one, three], limit=2, **kw))
+        results.append(forge.sync_line_comments(r, 7, findings=[two, three, four], limit=2, **kw))
+        results.append(forge.sync_line_comments(r, 7, findings=[one, three], limit=2, **kw))
         return results
 
     first, second, third = run(scenario)
@@ -517,9 +513,9 @@ def test_permissions_map_to_levels(fake: FakeGitea) -> None:
     for user, level in (("alice", "write"), ("bob", "read"), ("carol", "admin"), ("dan", "none")):
         fake.set_permission(FULL, user, level)
 
-    async def scenario(forge: GiteaForge) -> list[Permission]:
+    def scenario(forge: GiteaForge) -> list[Permission]:
         users = ("alice", "bob", "carol", "dan", "octo", "nobody")
-        return [await forge.permission(r, u) for u in users]
+        return [forge.permission(r, u) for u in users]
 
     assert run(scenario) == [
         Permission.WRITE,
@@ -562,13 +558,13 @@ def test_pull_requests_get_find_and_open(fake: FakeGitea) -> None:
     fake.set_branch(FULL, "main", BASE)
     fake.set_branch(FULL, "ichor/new", "f" * 40)
 
-    async def scenario(forge: GiteaForge) -> list[PullRequestRef | None]:
+    def scenario(forge: GiteaForge) -> list[PullRequestRef | None]:
         return [
-            await forge.get_pull_request(r, 7),
-            await forge.find_pull_request(r, "ichor/x", "main"),
-            await forge.find_pull_request(r, "nothing", "main"),
-            await forge.open_pull_request(r, head="ichor/new", base="main", title="T", body="B"),
-            await forge.open_pull_request(r, head="ichor/new", base="main", title="T", body="B"),
+            forge.get_pull_request(r, 7),
+            forge.find_pull_request(r, "ichor/x", "main"),
+            forge.find_pull_request(r, "nothing", "main"),
+            forge.open_pull_request(r, head="ichor/new", base="main", title="T", body="B"),
+            forge.open_pull_request(r, head="ichor/new", base="main", title="T", body="B"),
         ]
 
     got, found, missing, opened, again = run(scenario)

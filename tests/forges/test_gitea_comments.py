@@ -4,7 +4,7 @@ author and state, and permission lookups that fail without ever reading as a den
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -27,9 +27,9 @@ def fake(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[FakeGitea]:
 
 
 def test_bot_login_is_the_tokens_user_asked_once(fake: FakeGitea) -> None:
-    async def scenario(forge: GiteaForge) -> list[str]:
-        logins = [await forge.bot_login(repo(fake)), await forge.bot_login(repo(fake))]
-        await forge.list_comments(repo(fake), 7)  # the same answer tells the bot's comments
+    def scenario(forge: GiteaForge) -> list[str]:
+        logins = [forge.bot_login(repo(fake)), forge.bot_login(repo(fake))]
+        forge.list_comments(repo(fake), 7)  # the same answer tells the bot's comments
         return logins
 
     assert Driver(fake)(scenario) == ["ichor-bot", "ichor-bot"]
@@ -53,9 +53,9 @@ def test_bot_login_needs_a_login_and_a_gitea_repository(fake: FakeGitea) -> None
 def test_a_reaction_is_one_post_and_again_is_fine(fake: FakeGitea) -> None:
     command = fake.add_comment(FULL, 7, "/recheck", user="alice")
 
-    async def scenario(forge: GiteaForge) -> None:
-        await forge.add_reaction(repo(fake), 7, str(command["id"]), "eyes")
-        await forge.add_reaction(repo(fake), 7, str(command["id"]), "eyes")  # a job run again
+    def scenario(forge: GiteaForge) -> None:
+        forge.add_reaction(repo(fake), 7, str(command["id"]), "eyes")
+        forge.add_reaction(repo(fake), 7, str(command["id"]), "eyes")  # a job run again
 
     Driver(fake)(scenario)
     path = f"{API}/issues/comments/{command['id']}/reactions"
@@ -77,8 +77,8 @@ def test_a_reaction_to_no_comment_id_is_refused_before_any_request(fake: FakeGit
 
 
 def test_a_reply_is_a_new_comment_every_time(fake: FakeGitea) -> None:
-    async def scenario(forge: GiteaForge) -> list[str | None]:
-        return [await forge.post_comment(repo(fake), 7, "Approved.") for _ in range(2)]
+    def scenario(forge: GiteaForge) -> list[str | None]:
+        return [forge.post_comment(repo(fake), 7, "Approved.") for _ in range(2)]
 
     urls = Driver(fake)(scenario)
     posted = fake.comments(FULL, 7)
@@ -163,8 +163,8 @@ def test_a_pull_request_names_its_author_and_state(fake: FakeGitea) -> None:
     fake.add_pull(FULL, 8, head_sha="d" * 40, user="bob", state="closed")
     fake.add_pull(FULL, 9, head_sha="e" * 40, user="carol", state="merged")
 
-    async def scenario(forge: GiteaForge) -> list[tuple[str | None, str | None]]:
-        pulls = [await forge.get_pull_request(repo(fake), n) for n in (7, 8, 9)]
+    def scenario(forge: GiteaForge) -> list[tuple[str | None, str | None]]:
+        pulls = [forge.get_pull_request(repo(fake), n) for n in (7, 8, 9)]
         return [(p.author, p.state) for p in pulls]
 
     assert Driver(fake)(scenario) == [("alice", "open"), ("bob", "closed"), ("carol", "merged")]
@@ -217,9 +217,9 @@ def test_no_token_reaches_the_error_text_of_a_comment_command_call(fake: FakeGit
     fake.inject("GET", f"{API}/collaborators/bob/permission", status=503, body=echo, times=None)
     errors: list[ForgeError] = []
 
-    async def scenario(forge: GiteaForge) -> None:
+    def scenario(forge: GiteaForge) -> None:
         r = repo(fake)
-        calls: list[Callable[[], Awaitable[object]]] = [
+        calls: list[Callable[[], object]] = [
             lambda: forge.bot_login(r),
             lambda: forge.add_reaction(r, 7, str(command["id"]), "eyes"),
             lambda: forge.post_comment(r, 7, "x"),
@@ -230,7 +230,7 @@ def test_no_token_reaches_the_error_text_of_a_comment_command_call(fake: FakeGit
         ]
         for call in calls:
             try:
-                await call()
+                call()
             except ForgeError as exc:
                 errors.append(exc)
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 import logging
 import re
+import time
 from collections import defaultdict
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -32,6 +32,7 @@ from bot.forges.base import (
 from bot.forges.github import SUMMARY_MARKER, GitHubForge
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
+from tests.support.together import together
 
 T = TypeVar("T")
 NOW = 1_700_000_000.0
@@ -100,7 +101,7 @@ class FakeGitHub:
         assert target.startswith(self.prefix)
         return f"{request.method} {target.removeprefix(self.prefix)}"
 
-    async def __call__(self, request: httpx.Request) -> httpx.Response:
+    def __call__(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
         route = self.route_of(request)
         answers = self.routes.get(route)
@@ -111,7 +112,7 @@ class FakeGitHub:
             return answer
         if route == f"POST {TOKEN_PATH}":
             if self.token_delay:
-                await asyncio.sleep(self.token_delay)
+                time.sleep(self.token_delay)
             self.issued += 1
             token = self.tokens.pop(0) if self.tokens else f"tok-{self.issued}"
             return reply(201, {"token": token, "expires_at": HOUR_LATER})
@@ -124,13 +125,13 @@ class Harness:
         fake: FakeGitHub,
         api: str = API,
         web: str = "https://github.test",
-        handler: Callable[[httpx.Request], Coroutine[Any, Any, httpx.Response]] | None = None,
+        handler: Callable[[httpx.Request], httpx.Response] | None = None,
     ) -> None:
         self.fake = fake
         self.slept: list[float] = []
-        self.client = httpx.AsyncClient(transport=httpx.MockTransport(handler or fake))
+        self.client = httpx.Client(transport=httpx.MockTransport(handler or fake))
 
-        async def sleep(seconds: float) -> None:
+        def sleep(seconds: float) -> None:
             self.slept.append(seconds)
 
         self.forge = GitHubForge(
@@ -143,8 +144,8 @@ class Harness:
             sleep=sleep,
         )
 
-    def run(self, make: Callable[[GitHubForge], Coroutine[Any, Any, T]]) -> T:
-        return asyncio.run(make(self.forge))
+    def run(self, make: Callable[[GitHubForge], T]) -> T:
+        return make(self.forge)
 
     def authorizations(self, route: str) -> list[str]:
         return [r.headers["authorization"] for r in self.fake.calls(route)]
@@ -205,9 +206,9 @@ def test_tokens_of_odd_lengths_work(fake: FakeGitHub, gh: Harness, token: str) -
 def test_concurrent_calls_make_one_token_request(fake: FakeGitHub, gh: Harness) -> None:
     fake.token_delay = 0.01
 
-    async def many(forge: GitHubForge) -> set[str]:
-        got = await asyncio.gather(*(forge.git_credentials(REPO) for _ in range(10)))
-        return {c.header for c in got}
+    def many(forge: GitHubForge) -> set[str]:
+        got = together(*(lambda: forge.git_credentials(REPO) for _ in range(10)))
+        return {c.header for c in got if c is not None}
 
     assert len(gh.run(many)) == 1
     assert len(fake.calls(f"POST {TOKEN_PATH}")) == 1
@@ -525,11 +526,11 @@ class Echo:
     def __init__(self, fake: FakeGitHub, status: int, *, on_token: bool) -> None:
         self.fake, self.status, self.on_token = fake, status, on_token
 
-    async def __call__(self, request: httpx.Request) -> httpx.Response:
+    def __call__(self, request: httpx.Request) -> httpx.Response:
         self.fake.requests.append(request)
         if request.url.path == TOKEN_PATH and not self.on_token:
             self.fake.requests.pop()
-            return await self.fake(request)
+            return self.fake(request)
         auth = request.headers["authorization"]
         if self.status == 0:
             raise httpx.ConnectError(f"could not send {auth}")
@@ -761,14 +762,14 @@ def test_from_settings_names_the_missing_variable(tmp_path: Path) -> None:
         )
     )
     assert forge.name == "github"
-    asyncio.run(forge.aclose())
+    forge.close()
 
 
 def test_aclose_closes_only_its_own_client(gh: Harness) -> None:
-    gh.run(lambda f: f.aclose())
+    gh.run(lambda f: f.close())
     assert not gh.client.is_closed
     own = GitHubForge(app_id="1", private_key_pem=pem(), api_url=API, web_url="https://github.test")
-    asyncio.run(own.aclose())
+    own.close()
     assert own._client.is_closed
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
+import time
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from bot.errors import PermanentForgeError
 from bot.forges.github_auth import InstallationTokens, app_jwt, load_private_key, parse_expiry
+from tests.support.together import together
 
 NOW = 1_700_000_000.0  # 2023-11-14T22:13:20Z
 HOUR_LATER = "2023-11-14T23:13:20Z"
@@ -150,10 +151,10 @@ class FakeTokenEndpoint:
         self.delay = delay
         self.calls: list[tuple[str, str]] = []
 
-    async def __call__(self, path: str, bearer: str) -> Any:
+    def __call__(self, path: str, bearer: str) -> Any:
         self.calls.append((path, bearer))
         if self.delay:
-            await asyncio.sleep(self.delay)
+            time.sleep(self.delay)
         expiry = self.expires_at.pop(0) if isinstance(self.expires_at, list) else self.expires_at
         return {"token": self.tokens.pop(0), "expires_at": expiry}
 
@@ -172,7 +173,7 @@ def tokens_with(endpoint: FakeTokenEndpoint, clock: Clock) -> InstallationTokens
 
 def test_the_token_request_is_authorised_by_the_app_jwt() -> None:
     endpoint = FakeTokenEndpoint("t1")
-    assert asyncio.run(tokens_with(endpoint, Clock()).get(77)) == "t1"
+    assert tokens_with(endpoint, Clock()).get(77) == "t1"
     [(path, bearer)] = endpoint.calls
     assert path == "/app/installations/77/access_tokens"
     assert claims(bearer)["iss"] == "42" and claims(bearer)["iat"] == NOW - 60
@@ -184,16 +185,16 @@ def test_a_token_is_cached_until_five_minutes_before_it_expires() -> None:
     clock = Clock()
     tokens = tokens_with(endpoint, clock)
 
-    async def scenario() -> list[str]:
-        got = [await tokens.get(1)]
+    def scenario() -> list[str]:
+        got = [tokens.get(1)]
         clock.now = NOW + 3600 - 301  # still more than five minutes left
-        got.append(await tokens.get(1))
+        got.append(tokens.get(1))
         clock.now = NOW + 3600 - 299  # inside the margin: refreshed
-        got.append(await tokens.get(1))
-        got.append(await tokens.get(1))
+        got.append(tokens.get(1))
+        got.append(tokens.get(1))
         return got
 
-    assert asyncio.run(scenario()) == ["t1", "t1", "t2", "t2"]
+    assert scenario() == ["t1", "t1", "t2", "t2"]
     assert len(endpoint.calls) == 2
 
 
@@ -201,26 +202,26 @@ def test_installations_have_their_own_tokens() -> None:
     endpoint = FakeTokenEndpoint("a", "b")
     tokens = tokens_with(endpoint, Clock())
 
-    async def scenario() -> list[str]:
-        return [await tokens.get(1), await tokens.get(2), await tokens.get(1)]
+    def scenario() -> list[str]:
+        return [tokens.get(1), tokens.get(2), tokens.get(1)]
 
-    assert asyncio.run(scenario()) == ["a", "b", "a"]
+    assert scenario() == ["a", "b", "a"]
 
 
 @pytest.mark.parametrize("token", ["abc", "x" * 300, "ghs_" + "Z" * 36, "v1.0123456789abcdef"])
 def test_tokens_of_any_length_and_shape_are_used_as_given(token: str) -> None:
     endpoint = FakeTokenEndpoint(token)
-    assert asyncio.run(tokens_with(endpoint, Clock()).get(1)) == token
+    assert tokens_with(endpoint, Clock()).get(1) == token
 
 
 def test_concurrent_callers_share_one_request() -> None:
     endpoint = FakeTokenEndpoint("only", delay=0.01)
     tokens = tokens_with(endpoint, Clock())
 
-    async def scenario() -> list[str]:
-        return list(await asyncio.gather(*(tokens.get(5) for _ in range(20))))
+    def scenario() -> list[str]:
+        return together(*(lambda: tokens.get(5) for _ in range(20)))
 
-    assert asyncio.run(scenario()) == ["only"] * 20
+    assert scenario() == ["only"] * 20
     assert len(endpoint.calls) == 1
 
 
@@ -228,31 +229,31 @@ def test_an_unreadable_expiry_means_the_token_is_used_once() -> None:
     endpoint = FakeTokenEndpoint("t1", "t2", expires_at="soon")
     tokens = tokens_with(endpoint, Clock())
 
-    async def scenario() -> list[str]:
-        return [await tokens.get(1), await tokens.get(1)]
+    def scenario() -> list[str]:
+        return [tokens.get(1), tokens.get(1)]
 
-    assert asyncio.run(scenario()) == ["t1", "t2"]
+    assert scenario() == ["t1", "t2"]
 
 
 @pytest.mark.parametrize("body", [{}, {"token": ""}, {"token": 5}, ["token"], None])
 def test_a_response_without_a_token_is_an_error(body: Any) -> None:
-    async def request(path: str, bearer: str) -> Any:
+    def request(path: str, bearer: str) -> Any:
         return body
 
     tokens = InstallationTokens(app_id="1", private_key_pem=pem(), request=request, clock=Clock())
     with pytest.raises(PermanentForgeError, match="no token"):
-        asyncio.run(tokens.get(3))
+        tokens.get(3)
 
 
 def test_invalidate_forgets_only_the_refused_token() -> None:
     endpoint = FakeTokenEndpoint("t1", "t2", "t3")
     tokens = tokens_with(endpoint, Clock())
 
-    async def scenario() -> list[str]:
-        first = await tokens.get(1)
+    def scenario() -> list[str]:
+        first = tokens.get(1)
         tokens.invalidate(1, "some older token")  # a late report: t1 stays
-        kept = await tokens.get(1)
+        kept = tokens.get(1)
         tokens.invalidate(1, first)
-        return [first, kept, await tokens.get(1)]
+        return [first, kept, tokens.get(1)]
 
-    assert asyncio.run(scenario()) == ["t1", "t1", "t2"]
+    assert scenario() == ["t1", "t1", "t2"]

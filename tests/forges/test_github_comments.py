@@ -7,8 +7,7 @@ Every request is validated against GitHub's OpenAPI description by the fake.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import pytest
@@ -20,6 +19,7 @@ from bot.forges.redaction import token_forms
 from bot.repos import ForgeKind, RepoRef
 from tests.fakeforge import FakeGitHub
 from tests.fakeforge.github import iso, new_private_key
+from tests.support.together import together
 
 T = TypeVar("T")
 FULL = "octo/gitops"
@@ -47,16 +47,16 @@ def fake() -> Iterator[FakeGitHub]:
 
 def run(
     fake: FakeGitHub,
-    make: Callable[[GitHubForge], Coroutine[Any, Any, T]],
+    make: Callable[[GitHubForge], T],
     *,
     private_key_pem: str | None = None,
 ) -> T:
     """``make(forge)`` with a fresh forge (and so a fresh token) on one event loop."""
 
-    async def nap(seconds: float) -> None:
+    def nap(seconds: float) -> None:
         pass
 
-    async def go() -> T:
+    def go() -> T:
         forge = GitHubForge(
             app_id=fake.app_id,
             private_key_pem=private_key_pem or fake.private_key_pem,
@@ -65,14 +65,14 @@ def run(
             sleep=nap,
         )
         try:
-            return await make(forge)
+            return make(forge)
         finally:
-            await forge.aclose()
+            forge.close()
 
-    return asyncio.run(go())
+    return go()
 
 
-def calls(fake: FakeGitHub, make: Callable[[GitHubForge], Coroutine[Any, Any, T]]) -> list[str]:
+def calls(fake: FakeGitHub, make: Callable[[GitHubForge], T]) -> list[str]:
     fake.reset_calls()
     run(fake, make)
     return fake.calls_summary()
@@ -95,9 +95,9 @@ def assert_no_credential(fake: FakeGitHub, error: BaseException) -> None:
 def test_bot_login_is_the_app_slug_asked_for_once_with_the_app_jwt() -> None:
     with FakeGitHub(app_slug="gate-keeper") as fake:
 
-        async def twice(forge: GitHubForge) -> list[str]:
-            together = await asyncio.gather(forge.bot_login(REPO), forge.bot_login(REPO))
-            return [*together, await forge.bot_login(REPO)]
+        def twice(forge: GitHubForge) -> list[str]:
+            both = together(lambda: forge.bot_login(REPO), lambda: forge.bot_login(REPO))
+            return [*both, forge.bot_login(REPO)]
 
         assert run(fake, twice) == ["gate-keeper[bot]"] * 3
         assert fake.calls_summary() == ["GET /app 200"]  # no installation token needed
@@ -122,8 +122,8 @@ def test_a_refused_app_jwt_says_what_to_check_and_never_shows_the_jwt(
 def test_post_comment_posts_a_new_comment_every_time_and_returns_its_url(
     fake: FakeGitHub,
 ) -> None:
-    async def reply_twice(forge: GitHubForge) -> list[str | None]:
-        return [await forge.post_comment(REPO, 7, "Done.") for _ in range(2)]
+    def reply_twice(forge: GitHubForge) -> list[str | None]:
+        return [forge.post_comment(REPO, 7, "Done.") for _ in range(2)]
 
     fake.reset_calls()
     urls = run(fake, reply_twice)
@@ -186,11 +186,11 @@ def test_list_comments_tells_edited_comments_and_bots(fake: FakeGitHub) -> None:
 
 
 def test_an_edit_over_the_api_shows_as_edited(fake: FakeGitHub) -> None:
-    async def upsert_twice(forge: GitHubForge) -> list[ForgeComment]:
-        await forge.upsert_summary_comment(REPO, 7, "first")
-        first = await forge.list_comments(REPO, 7)
-        await forge.upsert_summary_comment(REPO, 7, "second")
-        return [*first, *await forge.list_comments(REPO, 7)]
+    def upsert_twice(forge: GitHubForge) -> list[ForgeComment]:
+        forge.upsert_summary_comment(REPO, 7, "first")
+        first = forge.list_comments(REPO, 7)
+        forge.upsert_summary_comment(REPO, 7, "second")
+        return [*first, *forge.list_comments(REPO, 7)]
 
     before, after = run(fake, upsert_twice)
     assert (before.id, before.edited) == (after.id, False)
@@ -204,9 +204,9 @@ def test_add_reaction_puts_eyes_on_the_comment_once(fake: FakeGitHub) -> None:
     command = fake.add_comment(FULL, 7, "/recheck")
     path = f"/repos/{FULL}/issues/comments/{command['id']}/reactions"
 
-    async def react_twice(forge: GitHubForge) -> None:
-        await forge.add_reaction(REPO, 7, str(command["id"]), "eyes")
-        await forge.add_reaction(REPO, 7, str(command["id"]), "eyes")  # a retried job
+    def react_twice(forge: GitHubForge) -> None:
+        forge.add_reaction(REPO, 7, str(command["id"]), "eyes")
+        forge.add_reaction(REPO, 7, str(command["id"]), "eyes")  # a retried job
 
     fake.reset_calls()
     run(fake, react_twice)
@@ -252,9 +252,9 @@ def output(*actions: CheckAction) -> CheckOutput:
 def finish(fake: FakeGitHub, out: CheckOutput) -> dict[str, Any]:
     """The PATCH that completed a new check run with ``out``; the run as the fake kept it."""
 
-    async def go(forge: GitHubForge) -> None:
-        check = await forge.start_check(REPO, HEAD, external_id="d1")
-        await forge.complete_check(REPO, check, out)
+    def go(forge: GitHubForge) -> None:
+        check = forge.start_check(REPO, HEAD, external_id="d1")
+        forge.complete_check(REPO, check, out)
 
     fake.reset_calls()
     run(fake, go)

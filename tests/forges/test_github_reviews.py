@@ -6,9 +6,8 @@ the exact calls each sync makes and the comments left on the pull request.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Callable, Coroutine, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import pytest
@@ -52,13 +51,13 @@ def finding(n: int, path: str = "clusters/prod/x.yaml", line: int | None = None)
     return LineFinding(f"f{n:03d}", path, n if line is None else line, f"finding {n}")
 
 
-def run(fake: FakeGitHub, make: Callable[[GitHubForge], Coroutine[Any, Any, T]]) -> T:
+def run(fake: FakeGitHub, make: Callable[[GitHubForge], T]) -> T:
     """``make(forge)`` with a fresh forge (and so a fresh token) on one event loop."""
 
-    async def nap(seconds: float) -> None:
+    def nap(seconds: float) -> None:
         pass
 
-    async def go() -> T:
+    def go() -> T:
         forge = GitHubForge(
             app_id=fake.app_id,
             private_key_pem=fake.private_key_pem,
@@ -67,11 +66,11 @@ def run(fake: FakeGitHub, make: Callable[[GitHubForge], Coroutine[Any, Any, T]])
             sleep=nap,
         )
         try:
-            return await make(forge)
+            return make(forge)
         finally:
-            await forge.aclose()
+            forge.close()
 
-    return asyncio.run(go())
+    return go()
 
 
 def sync(

@@ -3,14 +3,13 @@ transitions, retries, the summary note, diff discussions, permissions, MRs, secr
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import logging
 import os
 import socket
 import subprocess
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -34,6 +33,7 @@ from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 from tests.fakeforge.gitlab import FakeGitLab
 from tests.support.gitrepo import WorkRepo
+from tests.support.together import together
 
 T = TypeVar("T")
 PROJECT = "group/gitops"
@@ -49,7 +49,7 @@ DETAILS = "https://ichor.example/jobs/1"
 class Sleeps(list[float]):
     """An injected sleep that records the delays and returns at once."""
 
-    async def __call__(self, delay: float) -> None:
+    def __call__(self, delay: float) -> None:
         self.append(delay)
 
 
@@ -72,16 +72,16 @@ def forge(fake: FakeGitLab, sleeps: Sleeps) -> GitLabForge:
     return GitLabForge(url=fake.url, token=fake.token, sleep=sleeps, timeout=5)
 
 
-def run(forge: GitLabForge, body: Callable[[], Awaitable[T]]) -> T:
+def run(forge: GitLabForge, body: Callable[[], T]) -> T:
     """``body()`` on a fresh loop, closing the forge after (every test is one loop)."""
 
-    async def main() -> T:
+    def main() -> T:
         try:
-            return await body()
+            return body()
         finally:
-            await forge.aclose()
+            forge.close()
 
-    return asyncio.run(main())
+    return main()
 
 
 def output(conclusion: Conclusion = Conclusion.SUCCESS, title: str = "All clear") -> CheckOutput:
@@ -130,12 +130,12 @@ def test_git_credentials_work_with_git_over_http(tmp_path: Path, sleeps: Sleeps)
 def test_status_transitions_are_never_repeated(
     fake: FakeGitLab, forge: GitLabForge, sleeps: Sleeps
 ) -> None:
-    async def body() -> CheckHandle:
-        check = await forge.start_check(REPO, SHA, external_id="job-1")
-        again = await forge.start_check(REPO, SHA, external_id="job-1")  # a redelivery
+    def body() -> CheckHandle:
+        check = forge.start_check(REPO, SHA, external_id="job-1")
+        again = forge.start_check(REPO, SHA, external_id="job-1")  # a redelivery
         assert again == check
-        await forge.complete_check(REPO, check, output())
-        await forge.complete_check(REPO, check, output())
+        forge.complete_check(REPO, check, output())
+        forge.complete_check(REPO, check, output())
         return check
 
     assert run(forge, body) == CheckHandle(head_sha=SHA)
@@ -160,9 +160,9 @@ def test_a_status_another_process_set_counts_as_done(
     first = GitLabForge(url=fake.url, token=fake.token, sleep=sleeps)
     run(first, lambda: first.start_check(REPO, SHA, external_id="job-1"))
 
-    async def body() -> None:  # a restarted worker knows nothing of what was posted
-        check = await forge.start_check(REPO, SHA, external_id="job-1")
-        await forge.complete_check(REPO, check, output(Conclusion.FAILURE, "2 problems"))
+    def body() -> None:  # a restarted worker knows nothing of what was posted
+        check = forge.start_check(REPO, SHA, external_id="job-1")
+        forge.complete_check(REPO, check, output(Conclusion.FAILURE, "2 problems"))
 
     run(forge, body)
     assert fake.calls_summary() == [
@@ -181,13 +181,13 @@ def test_a_job_run_again_takes_up_the_status_an_earlier_run_ended(
 ) -> None:
     first = GitLabForge(url=fake.url, token=fake.token, sleep=sleeps)
 
-    async def first_run() -> None:  # ... and its worker died before the job was recorded
-        check = await first.start_check(REPO, SHA, external_id="job-1")
-        await first.complete_check(REPO, check, output())
+    def first_run() -> None:  # ... and its worker died before the job was recorded
+        check = first.start_check(REPO, SHA, external_id="job-1")
+        first.complete_check(REPO, check, output())
 
-    async def retry() -> None:
-        check = await forge.start_check(REPO, SHA, external_id="job-1", resume=True)
-        await forge.complete_check(REPO, check, output())
+    def retry() -> None:
+        check = forge.start_check(REPO, SHA, external_id="job-1", resume=True)
+        forge.complete_check(REPO, check, output())
 
     run(first, first_run)
     run(forge, retry)
@@ -204,9 +204,9 @@ def test_the_final_state_is_reached_through_a_502_and_a_429(
     fake.inject("POST", STATUS, status=502)
     fake.inject_rate_limit("POST", STATUS, retry_after=3)
 
-    async def body() -> None:
-        check = await forge.start_check(REPO, SHA, external_id="job-1")
-        await forge.complete_check(REPO, check, output())
+    def body() -> None:
+        check = forge.start_check(REPO, SHA, external_id="job-1")
+        forge.complete_check(REPO, check, output())
 
     with caplog.at_level(logging.WARNING, logger="ichor.forge.gitlab"):
         run(forge, body)
@@ -239,11 +239,11 @@ def test_a_rate_limit_reset_without_retry_after_is_waited_for(
 def test_a_lost_answer_to_the_final_post_is_not_an_error(
     fake: FakeGitLab, forge: GitLabForge, sleeps: Sleeps
 ) -> None:
-    async def body() -> None:
-        check = await forge.start_check(REPO, SHA, external_id="job-1")
+    def body() -> None:
+        check = forge.start_check(REPO, SHA, external_id="job-1")
         # GitLab applies the success, but the answer is lost: the retry is refused as a repeat.
         fake.inject("POST", STATUS, status=502, after=True)
-        await forge.complete_check(REPO, check, output())
+        forge.complete_check(REPO, check, output())
 
     run(forge, body)
     assert fake.calls_summary() == [
@@ -261,11 +261,11 @@ def test_persistent_5xx_gives_up_after_five_attempts_and_a_later_job_finishes(
 ) -> None:
     fake.inject("POST", STATUS, status=503, times=None)
 
-    async def body() -> None:
+    def body() -> None:
         with pytest.raises(TransientForgeError, match="503 Service Unavailable"):
-            await forge.start_check(REPO, SHA, external_id="job-1")
+            forge.start_check(REPO, SHA, external_id="job-1")
         fake.clear_faults()
-        await forge.complete_check(REPO, CheckHandle(SHA), output(Conclusion.ERROR, "git died"))
+        forge.complete_check(REPO, CheckHandle(SHA), output(Conclusion.ERROR, "git died"))
 
     run(forge, body)
     assert fake.calls_summary() == [f"POST {STATUS} 503"] * 5 + [f"POST {STATUS} 201"]
@@ -307,11 +307,11 @@ def test_long_descriptions_are_clipped_and_paths_name_the_project(
 
 
 def test_the_summary_note_is_created_once_then_edited(fake: FakeGitLab, forge: GitLabForge) -> None:
-    async def body() -> list[str]:
+    def body() -> list[str]:
         return [
-            await forge.upsert_summary_comment(REPO, 7, "first"),
-            await forge.upsert_summary_comment(REPO, 7, f"{SUMMARY_MARKER}\nsecond"),
-            await forge.upsert_summary_comment(REPO, 7, "second"),  # unchanged
+            forge.upsert_summary_comment(REPO, 7, "first"),
+            forge.upsert_summary_comment(REPO, 7, f"{SUMMARY_MARKER}\nsecond"),
+            forge.upsert_summary_comment(REPO, 7, "second"),  # unchanged
         ]
 
     urls = run(forge, body)
@@ -337,9 +337,9 @@ def test_the_summary_is_found_on_a_later_page_and_people_are_not_edited(
     for i in range(110):
         fake.add_note(PROJECT, 7, f"chatter {i}")
 
-    async def body() -> None:
-        await forge.upsert_summary_comment(REPO, 7, "v1")
-        await forge.upsert_summary_comment(REPO, 7, "v2")
+    def body() -> None:
+        forge.upsert_summary_comment(REPO, 7, "v1")
+        forge.upsert_summary_comment(REPO, 7, "v2")
 
     run(forge, body)
     notes = fake.notes(PROJECT, 7)
@@ -363,15 +363,15 @@ def finding(fingerprint: str, line: int) -> LineFinding:
 def test_line_comments_over_three_pushes(fake: FakeGitLab, forge: GitLabForge) -> None:
     a, b, c = finding("aaa1", 3), finding("bbb2", 5), finding("ccc3", 8)
 
-    async def sync(*findings: LineFinding) -> LineCommentSync:
-        return await forge.sync_line_comments(
+    def sync(*findings: LineFinding) -> LineCommentSync:
+        return forge.sync_line_comments(
             REPO, 7, head_sha=SHA, base_sha=BASE, findings=findings, limit=2
         )
 
-    async def body() -> list[LineCommentSync]:
-        first = await sync(a, b, c)
-        second = await sync(b, c, b)  # a fixed (and b listed twice)
-        third = await sync(a, c)  # a is back, b fixed
+    def body() -> list[LineCommentSync]:
+        first = sync(a, b, c)
+        second = sync(b, c, b)  # a fixed (and b listed twice)
+        third = sync(a, c)  # a is back, b fixed
         return [first, second, third]
 
     first, second, third = run(forge, body)
@@ -420,11 +420,11 @@ def test_positions_come_from_the_latest_version_and_a_stale_head_does_nothing(
     head2, base2 = "c" * 40, "d" * 40
     fake.push_merge_request(PROJECT, 7, head_sha=head2, base_sha=base2)
 
-    async def body() -> tuple[LineCommentSync, LineCommentSync]:
-        stale = await forge.sync_line_comments(
+    def body() -> tuple[LineCommentSync, LineCommentSync]:
+        stale = forge.sync_line_comments(
             REPO, 7, head_sha=SHA, base_sha=BASE, findings=[finding("aaa1", 1)], limit=5
         )
-        fresh = await forge.sync_line_comments(
+        fresh = forge.sync_line_comments(
             REPO, 7, head_sha=head2, base_sha=base2, findings=[finding("aaa1", 1)], limit=5
         )
         return stale, fresh
@@ -451,16 +451,16 @@ def test_positions_come_from_the_latest_version_and_a_stale_head_does_nothing(
 def test_people_and_their_decisions_are_left_alone(fake: FakeGitLab, forge: GitLabForge) -> None:
     theirs = fake.add_discussion(PROJECT, 7, f"See {finding_marker('zzz9')}", author="alice")
 
-    async def sync(*findings: LineFinding) -> LineCommentSync:
-        return await forge.sync_line_comments(
+    def sync(*findings: LineFinding) -> LineCommentSync:
+        return forge.sync_line_comments(
             REPO, 7, head_sha=SHA, base_sha=BASE, findings=findings, limit=5
         )
 
-    async def body() -> LineCommentSync:
-        await sync(finding("aaa1", 1))
+    def body() -> LineCommentSync:
+        sync(finding("aaa1", 1))
         [_, ours] = fake.discussions(PROJECT, 7)
         fake.resolve_discussion(PROJECT, 7, ours["id"], by="alice")  # "won't fix"
-        return await sync(finding("aaa1", 1))
+        return sync(finding("aaa1", 1))
 
     assert run(forge, body) == LineCommentSync(unchanged=1)
     threads = fake.discussions(PROJECT, 7)
@@ -490,10 +490,10 @@ def test_a_retry_half_way_neither_duplicates_nor_overruns_the_limit(
 ) -> None:
     a, b, c = finding("aaa1", 1), finding("bbb2", 2), finding("ccc3", 3)
 
-    async def body() -> LineCommentSync:
-        await forge.sync_line_comments(REPO, 7, head_sha=SHA, base_sha=BASE, findings=[a], limit=1)
+    def body() -> LineCommentSync:
+        forge.sync_line_comments(REPO, 7, head_sha=SHA, base_sha=BASE, findings=[a], limit=1)
         fake.inject("PUT", rf"{MR}/discussions/\w+", status=502)
-        return await forge.sync_line_comments(
+        return forge.sync_line_comments(
             REPO, 7, head_sha=SHA, base_sha=BASE, findings=[b, c], limit=1
         )
 
@@ -542,11 +542,11 @@ def test_strangers_and_unknown_users_have_no_permission(
     stranger = fake.add_user("stranger")
     fake.add_member(PROJECT, "Dev", 50)
 
-    async def body() -> list[Permission]:
+    def body() -> list[Permission]:
         return [
-            await forge.permission(REPO, "stranger"),
-            await forge.permission(REPO, "nobody"),
-            await forge.permission(REPO, "dev"),  # another account than "Dev"
+            forge.permission(REPO, "stranger"),
+            forge.permission(REPO, "nobody"),
+            forge.permission(REPO, "dev"),  # another account than "Dev"
         ]
 
     assert run(forge, body) == [Permission.NONE] * 3
@@ -570,16 +570,16 @@ def test_merge_requests(tmp_path: Path, sleeps: Sleeps) -> None:
         fake.add_merge_request(PROJECT, 1, "e" * 40, base, "ichor/fix", "main", 99)
         forge = GitLabForge(url=fake.url, token=fake.token, sleep=sleeps)
 
-        async def body() -> list[PullRequestRef | None]:
-            missing = await forge.find_pull_request(REPO, "ichor/fix", "main")
-            opened = await forge.open_pull_request(
+        def body() -> list[PullRequestRef | None]:
+            missing = forge.find_pull_request(REPO, "ichor/fix", "main")
+            opened = forge.open_pull_request(
                 REPO, head="ichor/fix", base="main", title="Fix", body="Why"
             )
-            again = await forge.open_pull_request(
+            again = forge.open_pull_request(
                 REPO, head="ichor/fix", base="main", title="Fix", body="Why"
             )
-            found = await forge.find_pull_request(REPO, "ichor/fix", "main")
-            got = await forge.get_pull_request(REPO, 2)
+            found = forge.find_pull_request(REPO, "ichor/fix", "main")
+            got = forge.get_pull_request(REPO, 2)
             return [missing, opened, again, found, got]
 
         missing, *refs = run(forge, body)
@@ -668,7 +668,7 @@ def test_from_settings_names_the_missing_variable(monkeypatch: pytest.MonkeyPatc
     forge = GitLabForge.from_settings(
         Settings(gitlab_token="glpat-x", gitlab_url="https://gitlab.example:8443/")
     )
-    credentials = asyncio.run(forge.git_credentials(REPO))
+    credentials = forge.git_credentials(REPO)
     assert credentials.host == "gitlab.example:8443"
     with pytest.raises(PermanentForgeError, match="http"):
         GitLabForge(url="gitlab.example", token="glpat-x")
@@ -686,13 +686,13 @@ def test_a_refused_token_points_at_the_setting(fake: FakeGitLab, sleeps: Sleeps)
 
 
 def test_locks_are_dropped_when_no_job_holds_them(fake: FakeGitLab, forge: GitLabForge) -> None:
-    async def body() -> None:
+    def body() -> None:
         shas = [f"{i:040x}" for i in range(1, 6)]
-        await asyncio.gather(
-            *(forge.start_check(REPO, sha, external_id="x") for sha in shas),
-            forge.start_check(REPO, shas[0], external_id="x"),  # waits, then skips
-            forge.upsert_summary_comment(REPO, 7, "x"),
-            forge.upsert_summary_comment(REPO, 7, "x"),
+        together(
+            *(lambda sha=sha: forge.start_check(REPO, sha, external_id="x") for sha in shas),
+            lambda: forge.start_check(REPO, shas[0], external_id="x"),  # waits, then skips
+            lambda: forge.upsert_summary_comment(REPO, 7, "x"),
+            lambda: forge.upsert_summary_comment(REPO, 7, "x"),
         )
         assert len(forge._locks) == 0
 

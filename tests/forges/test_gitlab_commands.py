@@ -4,10 +4,9 @@ and permission lookups that fail loudly; then the pure readers of GitLab's paylo
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import logging
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import pytest
@@ -30,7 +29,7 @@ REPO = RepoRef(forge=ForgeKind.GITLAB, full_name=PROJECT, clone_url="unused", id
 
 
 class Sleeps(list[float]):
-    async def __call__(self, delay: float) -> None:
+    def __call__(self, delay: float) -> None:
         self.append(delay)
 
 
@@ -53,14 +52,14 @@ def forge(fake: FakeGitLab, sleeps: Sleeps) -> GitLabForge:
     return GitLabForge(url=fake.url, token=fake.token, sleep=sleeps, timeout=5)
 
 
-def run(forge: GitLabForge, body: Callable[[], Awaitable[T]]) -> T:
-    async def main() -> T:
+def run(forge: GitLabForge, body: Callable[[], T]) -> T:
+    def main() -> T:
         try:
-            return await body()
+            return body()
         finally:
-            await forge.aclose()
+            forge.close()
 
-    return asyncio.run(main())
+    return main()
 
 
 def note_url(fake: FakeGitLab, note_id: Any) -> str:
@@ -73,10 +72,10 @@ def note_url(fake: FakeGitLab, note_id: Any) -> str:
 def test_the_bot_login_is_the_tokens_username_fetched_once(
     fake: FakeGitLab, forge: GitLabForge
 ) -> None:
-    async def body() -> list[str]:
-        first = await forge.bot_login(REPO)
-        await forge.upsert_summary_comment(REPO, 7, "summary")  # needs the user id: no refetch
-        return [first, await forge.bot_login(REPO)]
+    def body() -> list[str]:
+        first = forge.bot_login(REPO)
+        forge.upsert_summary_comment(REPO, 7, "summary")  # needs the user id: no refetch
+        return [first, forge.bot_login(REPO)]
 
     assert run(forge, body) == ["ichor-bot", "ichor-bot"]
     assert fake.calls_summary()[0] == "GET /api/v4/user 200"
@@ -106,9 +105,9 @@ def test_a_reaction_given_before_or_lost_on_the_way_back_is_done(
     award = rf"{NOTES}/{note['id']}/award_emoji"
     fake.inject("POST", award, status=502, after=True)  # it lands; its answer does not
 
-    async def body() -> None:
-        await forge.add_reaction(REPO, 7, str(note["id"]), "eyes")
-        await forge.add_reaction(REPO, 7, str(note["id"]), "eyes")  # a job run again
+    def body() -> None:
+        forge.add_reaction(REPO, 7, str(note["id"]), "eyes")
+        forge.add_reaction(REPO, 7, str(note["id"]), "eyes")  # a job run again
 
     run(forge, body)
     assert fake.calls_summary() == [f"POST {award} 502", f"POST {award} 404", f"POST {award} 404"]
@@ -134,8 +133,8 @@ def test_a_reaction_on_a_missing_or_malformed_note_fails(
 def test_a_reply_is_a_new_note_and_returns_its_url(fake: FakeGitLab, forge: GitLabForge) -> None:
     fake.add_note(PROJECT, 7, "/help")
 
-    async def body() -> list[str]:
-        return [await forge.post_comment(REPO, 7, "Commands: …") for _ in range(2)]
+    def body() -> list[str]:
+        return [forge.post_comment(REPO, 7, "Commands: …") for _ in range(2)]
 
     urls = run(forge, body)
     notes = [n for n in fake.notes(PROJECT, 7) if n["author"]["username"] == "ichor-bot"]
@@ -212,9 +211,9 @@ def test_edits_and_bots_are_told_apart(fake: FakeGitLab, forge: GitLabForge) -> 
     fake.resolve_discussion(PROJECT, 7, thread["id"])  # moves updated_at: no edit
     fake.edit_note(PROJECT, 7, person["id"], "/approve cancel")
 
-    async def body() -> Any:
-        await forge.post_comment(REPO, 7, "Approved")
-        return await forge.list_comments(REPO, 7)
+    def body() -> Any:
+        forge.post_comment(REPO, 7, "Approved")
+        return forge.list_comments(REPO, 7)
 
     comments = run(forge, body)
     assert [(c.author, c.body, c.edited, c.author_is_bot) for c in comments] == [
@@ -287,7 +286,7 @@ def test_no_username_asks_nothing(fake: FakeGitLab, forge: GitLabForge) -> None:
 
 # -- secrecy --------------------------------------------------------------------------------
 
-CALLS: dict[str, Callable[[GitLabForge], Awaitable[Any]]] = {
+CALLS: dict[str, Callable[[GitLabForge], Any]] = {
     "bot_login": lambda f: f.bot_login(REPO),
     "add_reaction": lambda f: f.add_reaction(REPO, 7, "1", "eyes"),
     "post_comment": lambda f: f.post_comment(REPO, 7, "hello"),

@@ -5,8 +5,7 @@ API description (GitHub, Gitea, Forgejo) or its documented rules (GitLab)."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -27,27 +26,27 @@ FULL = "octo/gitops"
 SHA, BASE = "a" * 40, "b" * 40
 
 
-def run(forge: ForgeAdapter, body: Callable[[ForgeAdapter], Awaitable[T]]) -> T:
-    async def main() -> T:
+def run(forge: ForgeAdapter, body: Callable[[ForgeAdapter], T]) -> T:
+    def main() -> T:
         try:
-            return await body(forge)
+            return body(forge)
         finally:
-            await forge.aclose()
+            forge.close()
 
-    return asyncio.run(main())
+    return main()
 
 
 def listed_numbers(refs: list[PullRequestRef]) -> list[int]:
     return [p.number for p in refs]
 
 
-async def scenario(forge: ForgeAdapter, repo: RepoRef) -> dict[str, Any]:
+def scenario(forge: ForgeAdapter, repo: RepoRef) -> dict[str, Any]:
     found = {
-        "all": await forge.list_pull_requests(repo, "main", limit=10),
-        "two": await forge.list_pull_requests(repo, "main", limit=2),
-        "other": await forge.list_pull_requests(repo, "release", limit=10),
+        "all": forge.list_pull_requests(repo, "main", limit=10),
+        "two": forge.list_pull_requests(repo, "main", limit=2),
+        "other": forge.list_pull_requests(repo, "release", limit=10),
     }
-    await forge.update_pull_request_body(repo, 3, "fresh verdicts")
+    forge.update_pull_request_body(repo, 3, "fresh verdicts")
     return found
 
 
@@ -137,16 +136,16 @@ def test_local(tmp_path: Path) -> None:
     forge = LocalForge(tmp_path)
     repo = RepoRef(ForgeKind.GITHUB, FULL)
 
-    async def body(f: ForgeAdapter) -> dict[str, Any]:
+    def body(f: ForgeAdapter) -> dict[str, Any]:
         for n, base in enumerate(["main", "main", "main", "release", "main"], start=1):
-            await f.open_pull_request(
+            f.open_pull_request(
                 repo,
                 head=f"b{n}",
                 base=base,
                 title=["One", "Two", "Three", "Four", "Five"][n - 1],
                 body="",
             )
-        return await scenario(f, repo)
+        return scenario(f, repo)
 
     found = run(forge, body)
     # The local forge closes nothing: all four into main are open.

@@ -5,7 +5,6 @@ the repository's, is refused: it is what the bot fetches from and pushes to."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,13 +27,13 @@ def looked_up(forge: GitHubForge | GitLabForge | GiteaForge, full_name: str) -> 
     lookup: RepositoryLookup = forge  # each adapter is one
     assert isinstance(forge, RepositoryLookup)
 
-    async def main() -> RepoRef:
+    def main() -> RepoRef:
         try:
-            return await lookup.repository(full_name)
+            return lookup.repository(full_name)
         finally:
-            await forge.aclose()
+            forge.close()
 
-    return asyncio.run(main())
+    return main()
 
 
 @pytest.fixture

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -19,20 +18,20 @@ class Script:
         self.errors = list(errors)
         self.calls = 0
 
-    async def __call__(self) -> str:
+    def __call__(self) -> str:
         self.calls += 1
         if self.errors:
             raise self.errors.pop(0)
         return "ok"
 
 
-def run(call: Callable[[], Awaitable[str]], **kwargs: Any) -> tuple[str, list[float]]:
+def run(call: Callable[[], str], **kwargs: Any) -> tuple[str, list[float]]:
     slept: list[float] = []
 
-    async def sleep(seconds: float) -> None:
+    def sleep(seconds: float) -> None:
         slept.append(seconds)
 
-    result = asyncio.run(with_retries(call, sleep=sleep, **kwargs))
+    result = with_retries(call, sleep=sleep, **kwargs)
     return result, slept
 
 
@@ -75,11 +74,11 @@ def test_attempts_are_bounded_and_the_last_error_propagates() -> None:
     call = Script(*errors)
     slept: list[float] = []
 
-    async def sleep(seconds: float) -> None:
+    def sleep(seconds: float) -> None:
         slept.append(seconds)
 
     with pytest.raises(TransientForgeError) as caught:
-        asyncio.run(with_retries(call, attempts=3, sleep=sleep))
+        with_retries(call, attempts=3, sleep=sleep)
     assert caught.value is errors[2]
     assert call.calls == 3 and len(slept) == 2
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import ast
-import asyncio
 import base64
+import time
 from pathlib import Path
 
 import gitlab.exceptions
@@ -15,9 +15,10 @@ from bot.forges import github_payloads
 from bot.forges.clipping import clip, one_line
 from bot.forges.gitlab_api import GitLabAPI
 from bot.forges.http_errors import http_error, phrase
-from bot.forges.locks import KeyedLocks
+from bot.forges.keyed_locks import KeyedLocks
 from bot.forges.redaction import REDACTED, redact, secrets_list, token_forms
 from bot.forges.retry import server_wait
+from tests.support.together import together
 
 TOKEN = "glpat-0123456789abcdefghij"
 NOW = 1_700_000_000.0
@@ -119,30 +120,29 @@ def test_clip_by_characters_or_utf8_bytes_ends_in_the_note() -> None:
 def test_keyed_locks_serialise_one_key_and_are_freed_after_use() -> None:
     locks, order = KeyedLocks(), []
 
-    async def job(key: str, name: str) -> None:
-        async with locks.hold(key):
+    def job(key: str, name: str) -> None:
+        with locks.hold(key):
             order.append(f"{name} in")
-            await asyncio.sleep(0)
+            time.sleep(0)
             order.append(f"{name} out")
 
-    async def main() -> None:
-        await asyncio.gather(job("pr-1", "a"), job("pr-1", "b"), job("pr-2", "c"))
+    def main() -> None:
+        together(lambda: job("pr-1", "a"), lambda: job("pr-1", "b"), lambda: job("pr-2", "c"))
         assert len(locks) == 0
 
-    asyncio.run(main())
+    main()
     assert order.index("a out") < order.index("b in")
 
 
 def test_a_failing_holder_frees_its_key() -> None:
     locks = KeyedLocks()
 
-    async def main() -> None:
-        with pytest.raises(RuntimeError):
-            async with locks.hold(("sha", 1)):
-                raise RuntimeError
+    def main() -> None:
+        with pytest.raises(RuntimeError), locks.hold(("sha", 1)):
+            raise RuntimeError
         assert len(locks) == 0
 
-    asyncio.run(main())
+    main()
 
 
 # -- purity ---------------------------------------------------------------------------------

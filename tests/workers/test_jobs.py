@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import contextvars
-import threading
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot.checks.pipeline import CheckServices, run_check
-from bot.checks.request import CheckRequest, MergeBase, pull_request
-from bot.checks.trees import TreeSource, local_tree
 from bot.errors import IchorError
-from bot.forges.base import GitCredentials
 from bot.forges.gitlab import GitLabForge
 from bot.forges.local import LocalForge
-from bot.gate.run import RegistryCache
-from bot.git.repository import GitRepository
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 from bot.state.memory import memory_state
@@ -71,88 +60,3 @@ def _change(head: str, base: str) -> dict[str, Any]:
         repo, 7, "opened", head, "main", "feature", base, None, NAME, False, "alice", 1, False
     )
     return event_to_dict(event)
-
-
-class _ThreadRecorder:
-    """A real tree source that notes the thread each git call runs on."""
-
-    def __init__(self, tree: TreeSource, threads: set[int]) -> None:
-        self._tree = tree
-        self._threads = threads
-
-    def fetch(
-        self, credentials: GitCredentials | None, refs: Sequence[str], *, want: Sequence[str] = ()
-    ) -> None:
-        self._threads.add(threading.get_ident())
-        self._tree.fetch(credentials, refs, want=want)
-
-    def prefetch_blobs(
-        self, credentials: GitCredentials | None, commit: str, paths: Sequence[str]
-    ) -> int:
-        self._threads.add(threading.get_ident())
-        return self._tree.prefetch_blobs(credentials, commit, paths)
-
-    def changed_paths(self, base: str, head: str) -> list[str]:
-        self._threads.add(threading.get_ident())
-        return self._tree.changed_paths(base, head)
-
-    def fetched_ref(self, ref: str) -> str | None:
-        return self._tree.fetched_ref(ref)
-
-    def repository(self) -> GitRepository:
-        self._threads.add(threading.get_ident())
-        return self._tree.repository()
-
-
-def test_git_and_the_gate_run_off_the_event_loop(tmp_path: Path) -> None:
-    repo = WorkRepo(tmp_path / NAME)
-    base = repo.commit(base_files(), "base")
-    head = repo.commit({"clusters/prod/v1/configmaps/web/other.yaml": configmap("other")})
-    threads: set[int] = set()
-
-    @contextlib.contextmanager
-    def open_tree(handle: RepoRef) -> Iterator[TreeSource]:
-        threads.add(threading.get_ident())
-        with local_tree(str(repo.path)) as tree:
-            yield _ThreadRecorder(tree, threads)
-
-    handle = RepoRef(ForgeKind.GITHUB, NAME, clone_url=f"https://github.com/{NAME}.git")
-    request: CheckRequest = pull_request(
-        handle,
-        head,
-        MergeBase(base, "main"),
-        7,
-        forge=ForgeKind.GITHUB,
-        external_id="d1",
-        pull_head_ref=lambda n: f"refs/pull/{n}/head",
-    )
-    services = CheckServices(LocalForge(tmp_path / "data"), open_tree, registries=RegistryCache())
-
-    async def check() -> tuple[int, str]:
-        result = await run_check(request, services)
-        return threading.get_ident(), result.status
-
-    loop_thread, status = asyncio.run(check())
-    assert status == "posted"
-    assert threads and loop_thread not in threads
-
-
-_JOB: contextvars.ContextVar[str | None] = contextvars.ContextVar("job", default=None)
-
-
-def test_each_run_sees_the_context_variables_of_its_caller(tmp_path: Path) -> None:
-    # RQ keeps the current job in a context variable: the second job of a worker must see
-    # itself there, not the job whose run first created the thread's event loop.
-    context = build_context(Settings(data_dir=tmp_path / "data"), memory_state())
-
-    async def current() -> str | None:
-        return _JOB.get()
-
-    seen: list[str | None] = []
-    for job in ("first", "second"):
-        token = _JOB.set(job)
-        try:
-            seen.append(context.run(current()))
-        finally:
-            _JOB.reset(token)
-    assert seen == ["first", "second"]

@@ -49,17 +49,17 @@ class Forge(LocalForge):
         self.fail = fail
         self.refuse = refuse
 
-    async def git_credentials(self, repo: RepoRef) -> GitCredentials | None:
+    def git_credentials(self, repo: RepoRef) -> GitCredentials | None:
         if self.fail is not None:
             raise self.fail
         return None
 
-    async def start_check(
+    def start_check(
         self, repo: RepoRef, head_sha: str, *, external_id: str, resume: bool = False
     ) -> Any:
         if self.refuse is not None:
             raise self.refuse
-        return await super().start_check(repo, head_sha, external_id=external_id, resume=resume)
+        return super().start_check(repo, head_sha, external_id=external_id, resume=resume)
 
 
 def _change(head: str = "a" * 40, base: str = "b" * 40) -> dict[str, Any]:

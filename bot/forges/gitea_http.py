@@ -31,11 +31,11 @@ from bot.forges.base import (
 )
 from bot.forges.clipping import one_line
 from bot.forges.http_errors import http_error
-from bot.forges.redaction import redact, secrets_list, token_forms
+from bot.forges.redaction import secrets_list, token_forms
 from bot.forges.retry import server_wait
+from bot.forges.seam import Seam, new_client
 from bot.repos import RepoRef
 
-TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 # Gitea's MAX_RESPONSE_ITEMS defaults to 50 and caps ``limit``; an instance may cap it lower,
 # so a short page does not prove the last one (see :meth:`GiteaHTTP.pages`).
 FORGES = ("gitea", "forgejo")  # RepoRef.forge values this adapter serves
@@ -77,10 +77,9 @@ class GiteaHTTP:
         # The token as sent here, and as git sends it (the Basic user name, see git_credentials).
         self._secrets = secrets_list(token_forms(token))
         self._headers = {"Authorization": f"token {token}", "Accept": "application/json"}
-        self._clock = clock
         self._owns_client = client is None
-        # No redirects: following one would send the token wherever it points.
-        self._client = client if client is not None else httpx.Client(timeout=TIMEOUT)
+        self._client = client if client is not None else new_client()
+        self._seam = Seam(self._client, _http_error, clock=clock)
 
     def close(self) -> None:
         if self._owns_client:
@@ -96,20 +95,15 @@ class GiteaHTTP:
     ) -> Reply:
         """One request; ``path`` is below ``/api/v1`` and already percent-encoded."""
         where = f"Gitea {method} {path}"
-        try:
-            response = self._client.request(
-                method,
-                self.api + path,
-                params=dict(query) if query else None,
-                json=data,
-                headers=self._headers,
-            )
-        except httpx.TransportError as exc:  # timeouts included
-            text = f"{where}: {type(exc).__name__} {exc}".strip()
-            raise redact(TransientForgeError(text), self._secrets) from exc
-        if response.status_code >= 300:
-            error = _http_error(where, response, self._secrets, now=self._clock())
-            raise redact(error, self._secrets) from None
+        response = self._seam.send(
+            method,
+            self.api + path,
+            where=where,
+            secrets=self._secrets,
+            headers=self._headers,
+            json=data,
+            params=query,
+        )
         if not response.content.strip():
             return Reply(None, response.headers)
         try:
@@ -146,7 +140,7 @@ class GiteaHTTP:
 
 
 def _http_error(
-    where: str, response: httpx.Response, secrets: Sequence[str], *, now: float
+    where: str, response: httpx.Response, secrets: Sequence[str], now: float
 ) -> ForgeError:
     status, hint = response.status_code, ""
     if 300 <= status < 400:

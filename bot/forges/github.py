@@ -64,6 +64,7 @@ from bot.forges.github_payloads import (
 from bot.forges.keyed_locks import KeyedLocks
 from bot.forges.responses import described_repository
 from bot.forges.retry import with_retries
+from bot.forges.seam import new_client
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 
@@ -71,8 +72,6 @@ __all__ = ["SUMMARY_MARKER", "GitHubForge"]
 
 T = TypeVar("T")
 log = logging.getLogger("ichor.forge.github")
-
-TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 
 
 class GitHubForge:
@@ -96,7 +95,7 @@ class GitHubForge:
         host_of(api_url, "the GitHub API URL")
         self._web_host = host_of(web_url, "the GitHub web URL")
         self._owns_client = client is None
-        self._client = client if client is not None else httpx.Client(timeout=TIMEOUT)
+        self._client = client if client is not None else new_client()
         self._http = GitHubHTTP(self._client, api_url=api_url, requester=requester, clock=clock)
         self._clock = clock
         self._sleep = sleep

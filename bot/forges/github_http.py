@@ -9,26 +9,24 @@ credential: the bearer, in every form it can take, is cut from it before it is s
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gidgethub
 import httpx
 from gidgethub import sansio
 
-from bot.errors import TransientForgeError
+from bot.errors import ForgeError, TransientForgeError
 from bot.forges.github_payloads import http_error
 from bot.forges.http_errors import phrase
-from bot.forges.redaction import redact, secrets_list, token_forms
-
-
-class _OddStatus(Exception):
-    """A status http.HTTPStatus does not know (args: status, headers)."""
+from bot.forges.redaction import secrets_list, token_forms
+from bot.forges.seam import Seam
 
 
 class GitHubHTTP:
     """Requests to the API at ``api_url`` with ``Authorization: Bearer <bearer>``: gidgethub's
-    sans-I/O core builds the headers and URLs and reads the answers, ``client`` sends them."""
+    sans-I/O core builds the headers and URLs and reads the answers; the request seam
+    (:mod:`bot.forges.seam`) sends them and maps their failures."""
 
     def __init__(
         self,
@@ -38,10 +36,9 @@ class GitHubHTTP:
         requester: str,
         clock: Callable[[], float],
     ) -> None:
-        self._client = client
+        self._seam = Seam(client, _error, clock=clock)
         self._base_url = api_url
         self._requester = requester
-        self._clock = clock  # reads a rate limit's reset time against now
 
     def send(
         self, method: str, path: str, bearer: str, data: Any = None, *, pages: bool = False
@@ -50,33 +47,23 @@ class GitHubHTTP:
         secrets = secrets_list(token_forms(bearer))
         try:
             if not pages:
-                return self._request(method, path, bearer, data)[0]
+                return self._request(method, path, bearer, data, secrets, path)[0]
             items: list[Any] = []
             url: str | None = path
             while url is not None:
-                listed, url = self._request("GET", url, bearer, b"")
+                listed, url = self._request("GET", url, bearer, b"", secrets, path)
                 if isinstance(listed, dict) and "items" in listed:  # as gidgethub's getiter
                     listed = listed["items"]
                 items.extend(listed)
             return items
-        except gidgethub.HTTPException as exc:
-            message = str(exc)
-            status, reply = int(exc.status_code), exc.headers
-            cause: Exception = exc
-        except _OddStatus as exc:
-            (status, reply), message, cause = exc.args, "", exc
-        except httpx.TransportError as exc:  # timeouts included
-            text = f"GitHub {method} {path}: {type(exc).__name__} {exc}".strip()
-            raise redact(TransientForgeError(text), secrets) from exc
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise TransientForgeError(f"GitHub {method} {path}: unreadable response") from exc
-        where = f"GitHub {method} {path}"
-        # The secrets go in so they are cut before the message is shortened.
-        error = http_error(where, status, reply, message, now=self._clock(), secrets=secrets)
-        raise redact(error, secrets) from cause
 
-    def _request(self, method: str, url: str, bearer: str, data: Any) -> tuple[Any, str | None]:
-        """One exchange: the answer's data and the next page's URL, if any."""
+    def _request(
+        self, method: str, url: str, bearer: str, data: Any, secrets: Sequence[str], path: str
+    ) -> tuple[Any, str | None]:
+        """One exchange: the answer's data and the next page's URL, if any. Errors name
+        ``path``, the listing's first page for every page of it."""
         headers = sansio.create_headers(self._requester, accept=sansio.accept_format())
         headers["authorization"] = f"Bearer {bearer}"
         body = b""
@@ -86,12 +73,32 @@ class GitHubHTTP:
             body = json.dumps(data).encode("utf-8")
             headers["content-type"] = "application/json; charset=utf-8"
             headers["content-length"] = str(len(body))
-        full = sansio.format_url(url, None, base_url=self._base_url)
-        response = self._client.request(method, full, headers=headers, content=body)
-        # gidgethub builds http.HTTPStatus(status), a ValueError for a proxy's 520 or 599.
-        if not phrase(response.status_code):
-            raise _OddStatus(response.status_code, response.headers)
+        response = self._seam.send(
+            method,
+            sansio.format_url(url, None, base_url=self._base_url),
+            where=f"GitHub {method} {path}",
+            secrets=secrets,
+            headers=headers,
+            content=body,
+        )
         answer, _, more = sansio.decipher_response(
             response.status_code, response.headers, response.content
         )
         return answer, more
+
+
+def _error(where: str, response: httpx.Response, secrets: Sequence[str], now: float) -> ForgeError:
+    """GitHub's error for an answer: gidgethub's reading of its message (none for a status
+    http.HTTPStatus does not know), and GitHub's rate limits."""
+    message = ""
+    if phrase(response.status_code):
+        try:
+            sansio.decipher_response(response.status_code, response.headers, response.content)
+        except gidgethub.HTTPException as exc:
+            message = str(exc)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            message = ""
+    # The secrets go in so they are cut before the message is shortened.
+    return http_error(
+        where, response.status_code, response.headers, message, now=now, secrets=secrets
+    )

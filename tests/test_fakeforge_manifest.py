@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from bot.forges.github_manifest import build_manifest
+from bot.forges.github.manifest import build_manifest
 from tests.fakeforge import FakeGitHub, github
 
 

@@ -99,19 +99,19 @@ class WorkerContext:
                 local = self._adapter("local", lambda: LocalForge(settings.data_dir))
                 return Adapter(local, True, local_path=str(path))
         if forge == "github":
-            from bot.forges.github import GitHubForge
+            from bot.forges.github.adapter import GitHubForge
 
             github = self._adapter("github", lambda: GitHubForge.from_settings(settings))
             store = self._store(settings.github_url)
             return Adapter(github, settings.github_summary_comment, store.open)
         if forge == "gitlab":
-            from bot.forges.gitlab import GitLabForge
+            from bot.forges.gitlab.adapter import GitLabForge
 
             gitlab = self._adapter("gitlab", lambda: GitLabForge.from_settings(settings))
             store = self._store(settings.gitlab_url)
             return Adapter(gitlab, True, store.open)
         if forge == "gitea":
-            from bot.forges.gitea import GiteaForge
+            from bot.forges.gitea.adapter import GiteaForge
 
             gitea = self._adapter("gitea", lambda: GiteaForge.from_settings(settings))
             assert settings.gitea_url is not None  # from_settings refuses a missing URL

@@ -23,7 +23,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from bot.errors import ForgeError, ForgeStatusError, TransientForgeError
-from bot.forges.github_manifest import (
+from bot.forges.github.manifest import (
     MAX_CONVERSION_BYTES,
     AppCredentials,
     ManifestError,
@@ -35,7 +35,7 @@ from bot.forges.github_manifest import (
     parse_conversion,
     public_base,
 )
-from bot.forges.github_payloads import http_error
+from bot.forges.github.payloads import http_error
 from bot.settings import Settings
 from bot.web.setup_pages import render_created, render_refused, render_start, security_headers
 from bot.web.setup_states import SetupStates

@@ -6,7 +6,7 @@ import json
 from html import escape
 from typing import Any
 
-from bot.forges.github_manifest import AppCredentials, environment_lines
+from bot.forges.github.manifest import AppCredentials, environment_lines
 
 _STYLE = (
     "body{font-family:system-ui,sans-serif;margin:2em;max-width:60em}"

@@ -28,7 +28,7 @@ from bot.forges.base import (
     finding_marker,
     marker_fingerprint,
 )
-from bot.forges.gitea import SUMMARY_MARKER, GiteaForge
+from bot.forges.gitea.adapter import SUMMARY_MARKER, GiteaForge
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 from tests.fakeforge.gitea import FakeGitea, Flavor

@@ -11,7 +11,7 @@ import pytest
 
 from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
 from bot.forges.base import ForgeComment, Permission
-from bot.forges.gitea import GiteaForge
+from bot.forges.gitea.adapter import GiteaForge
 from bot.repos import ForgeKind, RepoRef
 from tests.fakeforge.gitea import FakeGitea
 from tests.forges.test_gitea import API, FULL, Driver, clean, repo, started

@@ -29,7 +29,7 @@ from bot.forges.base import (
     Permission,
     PullRequestRef,
 )
-from bot.forges.github import SUMMARY_MARKER, GitHubForge
+from bot.forges.github.adapter import SUMMARY_MARKER, GitHubForge
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 from tests.support.together import together

@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from bot.errors import PermanentForgeError
-from bot.forges.github_auth import InstallationTokens, app_jwt, load_private_key, parse_expiry
+from bot.forges.github.auth import InstallationTokens, app_jwt, load_private_key, parse_expiry
 from tests.support.together import together
 
 NOW = 1_700_000_000.0  # 2023-11-14T22:13:20Z

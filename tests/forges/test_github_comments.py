@@ -14,7 +14,7 @@ import pytest
 
 from bot.errors import ForgeError, ForgeStatusError, PermanentForgeError, TransientForgeError
 from bot.forges.base import CheckAction, CheckOutput, Conclusion, ForgeComment, Permission
-from bot.forges.github import GitHubForge
+from bot.forges.github.adapter import GitHubForge
 from bot.forges.redaction import token_forms
 from bot.repos import ForgeKind, RepoRef
 from tests.fakeforge import FakeGitHub

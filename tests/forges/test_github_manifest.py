@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.forges import github_manifest
-from bot.forges.github_manifest import (
+from bot.forges.github import manifest as github_manifest
+from bot.forges.github.manifest import (
     AppCredentials,
     ManifestError,
     build_manifest,
@@ -185,7 +185,7 @@ def test_environment_lines_quote_for_the_shell() -> None:
 
 
 def test_the_core_is_pure() -> None:
-    for module in ("bot/forges/github_manifest.py", "bot/web/setup_pages.py"):
+    for module in ("bot/forges/github/manifest.py", "bot/web/setup_pages.py"):
         tree = ast.parse((ROOT / module).read_text())
         imported = {
             alias.name.split(".")[0]

@@ -13,8 +13,8 @@ from typing import Any, TypeVar
 import pytest
 
 from bot.forges.base import LineCommentSync, LineFinding, marker_fingerprint
-from bot.forges.github import GitHubForge
-from bot.forges.github_reviews import FIXED_MARK, comment_body
+from bot.forges.github.adapter import GitHubForge
+from bot.forges.github.reviews import FIXED_MARK, comment_body
 from bot.repos import ForgeKind, RepoRef
 from tests.fakeforge import FakeGitHub
 

@@ -28,7 +28,7 @@ from bot.forges.base import (
     PullRequestRef,
     finding_marker,
 )
-from bot.forges.gitlab import GitLabForge
+from bot.forges.gitlab.adapter import GitLabForge
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 from tests.fakeforge.gitlab import FakeGitLab

@@ -12,9 +12,9 @@ from typing import Any, TypeVar
 import pytest
 
 from bot.errors import ForgeError, ForgeStatusError, PermanentForgeError, TransientForgeError
-from bot.forges import gitlab_commands as commands
 from bot.forges.base import Permission, Reaction
-from bot.forges.gitlab import GitLabForge
+from bot.forges.gitlab import notes as commands
+from bot.forges.gitlab.adapter import GitLabForge
 from bot.repos import ForgeKind, RepoRef
 from tests.fakeforge.gitlab import FakeGitLab
 

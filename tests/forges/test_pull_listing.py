@@ -12,9 +12,9 @@ from typing import Any, TypeVar
 import pytest
 
 from bot.forges.base import ForgeAdapter, PullRequestRef
-from bot.forges.gitea import GiteaForge
-from bot.forges.github import GitHubForge
-from bot.forges.gitlab import GitLabForge
+from bot.forges.gitea.adapter import GiteaForge
+from bot.forges.github.adapter import GitHubForge
+from bot.forges.gitlab.adapter import GitLabForge
 from bot.forges.local import LocalForge
 from bot.repos import ForgeKind, RepoRef
 from tests.fakeforge import FakeGitHub

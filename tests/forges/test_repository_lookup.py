@@ -13,9 +13,9 @@ import pytest
 
 from bot.errors import PermanentForgeError
 from bot.forges.base import RepositoryLookup
-from bot.forges.gitea import GiteaForge
-from bot.forges.github import GitHubForge
-from bot.forges.gitlab import GitLabForge
+from bot.forges.gitea.adapter import GiteaForge
+from bot.forges.github.adapter import GitHubForge
+from bot.forges.gitlab.adapter import GitLabForge
 from bot.forges.responses import described_repository
 from bot.repos import ForgeKind, RepoRef
 from tests.fakeforge import FakeGitHub

@@ -11,9 +11,9 @@ import gitlab.exceptions
 import pytest
 
 from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
-from bot.forges import github_payloads
 from bot.forges.clipping import clip, one_line
-from bot.forges.gitlab_api import GitLabAPI
+from bot.forges.github import payloads as github_payloads
+from bot.forges.gitlab.api import GitLabAPI
 from bot.forges.http_errors import http_error, phrase
 from bot.forges.keyed_locks import KeyedLocks
 from bot.forges.redaction import REDACTED, redact, secrets_list, token_forms

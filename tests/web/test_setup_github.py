@@ -22,7 +22,7 @@ import pytest
 import uvicorn
 from starlette.applications import Starlette
 
-from bot.forges.github_manifest import build_manifest
+from bot.forges.github.manifest import build_manifest
 from bot.settings import Settings
 from bot.web.setup_github import setup_routes
 from tests.fakeforge import FakeGitHub

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from bot.errors import IchorError
-from bot.forges.gitlab import GitLabForge
+from bot.forges.gitlab.adapter import GitLabForge
 from bot.forges.local import LocalForge
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings

@@ -12,8 +12,8 @@ from urllib.parse import quote, urlencode
 
 from bot.errors import PermanentForgeError
 from bot.forges.base import PullRequestRef
-from bot.forges.github_payloads import clip, clip_title, pull_ref, repo_path
-from bot.forges.github_reviews import Send
+from bot.forges.github.payloads import clip, clip_title, pull_ref, repo_path
+from bot.forges.github.reviews import Send
 from bot.forges.pulls import open_or_find
 from bot.repos import RepoRef
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from bot.errors import ForgeStatusError
 from bot.forges.base import LineCommentSync, LineFinding, marker_fingerprint
-from bot.forges.gitea_http import GiteaHTTP, field, repo_path, review_payload, same_user
+from bot.forges.gitea.http import GiteaHTTP, field, repo_path, review_payload, same_user
 from bot.forges.plans import LineComment, plan_line_comments
 from bot.repos import RepoRef
 

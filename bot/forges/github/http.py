@@ -17,7 +17,7 @@ import httpx
 from gidgethub import sansio
 
 from bot.errors import ForgeError, TransientForgeError
-from bot.forges.github_payloads import http_error
+from bot.forges.github.payloads import http_error
 from bot.forges.http_errors import phrase
 from bot.forges.redaction import secrets_list, token_forms
 from bot.forges.seam import Seam

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from bot.errors import ForgeStatusError
 from bot.forges.base import LineCommentSync, LineFinding, finding_marker, marker_fingerprint
-from bot.forges.github_payloads import TEXT_LIMIT, by_a_person, clip
+from bot.forges.github.payloads import TEXT_LIMIT, by_a_person, clip
 from bot.forges.plans import LineComment, plan_line_comments
 
 log = logging.getLogger("ichor.forge.github")

@@ -1,6 +1,6 @@
 """python-gitlab, used synchronously as it is made to be, with every failure turned into a
-redacted ForgeError; and the GitLab payloads the adapter (:mod:`bot.forges.gitlab`) reads and
-writes. Each operation runs whole under :meth:`GitLabAPI.run`.
+redacted ForgeError; and the GitLab payloads the adapter (:mod:`.adapter`) reads and writes.
+Each operation runs whole under :meth:`GitLabAPI.run`.
 
 python-gitlab's own retries are switched off for every request: it would sleep with
 ``time.sleep``, unlogged, up to ten times, and it retries a 429 even

@@ -1,15 +1,15 @@
 """The GitHub adapter: check runs, comments and reactions, line comments, permissions and PRs.
 
-Requests go through :class:`bot.forges.github_http.GitHubHTTP`: every failure leaves it as a
+Requests go through :class:`bot.forges.github.http.GitHubHTTP`: every failure leaves it as a
 :class:`bot.errors.ForgeError` whose text names the method, path and status and never a
 credential. Every call runs under :func:`bot.forges.retry.with_retries`, and the unit retried
 is a whole operation (find-then-write included), so a retry after a lost response re-reads
 state instead of writing twice.
 
-Request and response shaping lives in :mod:`bot.forges.github_payloads`, the conversation
-(summary, replies, the listing, reactions) in :mod:`bot.forges.github_comments`, line comments
-(one review per push) in :mod:`bot.forges.github_reviews`, pull requests (find, open, list,
-describe) in :mod:`bot.forges.github_pulls`.
+Request and response shaping lives in :mod:`bot.forges.github.payloads`, the conversation
+(summary, replies, the listing, reactions) in :mod:`bot.forges.github.comments`, line comments
+(one review per push) in :mod:`bot.forges.github.reviews`, pull requests (find, open, list,
+describe) in :mod:`bot.forges.github.pulls`.
 
 Conclusion mapping: GitHub has no "error" conclusion. ``Conclusion.ERROR`` (the check could not
 be completed) is sent as ``failure`` with a title saying so: a required check that could not
@@ -29,7 +29,6 @@ from urllib.parse import quote, urlencode
 import httpx
 
 from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
-from bot.forges import github_comments, github_pulls, github_reviews
 from bot.forges.base import (
     CHECK_NAME,
     SUMMARY_MARKER,
@@ -44,9 +43,12 @@ from bot.forges.base import (
     Reaction,
     headline,
 )
-from bot.forges.github_auth import InstallationTokens, load_private_key
-from bot.forges.github_http import GitHubHTTP
-from bot.forges.github_payloads import (
+from bot.forges.github import comments as github_comments
+from bot.forges.github import pulls as github_pulls
+from bot.forges.github import reviews as github_reviews
+from bot.forges.github.auth import InstallationTokens, load_private_key
+from bot.forges.github.http import GitHubHTTP
+from bot.forges.github.payloads import (
     ANNOTATIONS_PER_REQUEST,
     CONCLUSIONS,
     ROLES,

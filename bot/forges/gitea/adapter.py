@@ -10,7 +10,7 @@ repository: Gitea answers 403 otherwise, which is an error, never a denial.
 Checks are commit statuses with the context ``ichor/acceptance``. Gitea's states: ``pending``
 while running; SUCCESS and NEUTRAL are ``success``, FAILURE and ACTION_REQUIRED ``failure``,
 ERROR ``error`` (the check could not be completed, which blocks a required check like a
-failure, yet reads differently). Line comments are :mod:`bot.forges.gitea_reviews`.
+failure, yet reads differently). Line comments are :mod:`bot.forges.gitea.reviews`.
 
 Comment commands: the bot's login is the token's (``GET /user``, asked once per adapter).
 Gitea marks no account as a bot in a comment, so the only comments taken for a bot's are the
@@ -36,7 +36,6 @@ from urllib.parse import quote
 import httpx
 
 from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
-from bot.forges import gitea_pulls
 from bot.forges.base import (
     CHECK_NAME,
     SUMMARY_MARKER,
@@ -51,7 +50,8 @@ from bot.forges.base import (
     Reaction,
     headline,
 )
-from bot.forges.gitea_http import (
+from bot.forges.gitea import pulls as gitea_pulls
+from bot.forges.gitea.http import (
     NEEDS_ADMIN,
     PENDING_DESCRIPTION,
     PERMISSIONS,
@@ -67,7 +67,7 @@ from bot.forges.gitea_http import (
     same_user,
     status_line,
 )
-from bot.forges.gitea_reviews import LineComments
+from bot.forges.gitea.reviews import LineComments
 from bot.forges.keyed_locks import KeyedLocks
 from bot.forges.plans import PostedComment, SummaryAction, plan_summary, summary_body
 from bot.forges.pulls import open_or_find

@@ -25,7 +25,7 @@ import gitlab.exceptions
 
 from bot.errors import PermanentForgeError
 from bot.forges.base import ForgeComment, Permission, Reaction
-from bot.forges.gitlab_api import PER_PAGE, by_bot
+from bot.forges.gitlab.api import PER_PAGE, by_bot
 
 # GitLab's emoji names for the reactions the bot gives.
 EMOJI: dict[Reaction, str] = {

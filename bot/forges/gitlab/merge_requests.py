@@ -10,7 +10,7 @@ import gitlab
 
 from bot.forges import clipping
 from bot.forges.base import PullRequestRef
-from bot.forges.gitlab_api import clip, find_mr, mr_ref
+from bot.forges.gitlab.api import clip, find_mr, mr_ref
 from bot.forges.pulls import open_or_find
 
 Run = Callable[[Callable[[gitlab.Gitlab], Any]], Any]  # GitLabAPI.run

@@ -12,7 +12,7 @@ from typing import Any
 import gitlab.exceptions
 
 from bot.forges.base import LineCommentSync, LineFinding, finding_marker, marker_fingerprint
-from bot.forges.gitlab_api import NOTE_LIMIT, PER_PAGE, by_bot, clip
+from bot.forges.gitlab.api import NOTE_LIMIT, PER_PAGE, by_bot, clip
 from bot.forges.plans import LineComment, plan_line_comments
 
 log = logging.getLogger("ichor.forge.gitlab")

@@ -3,7 +3,7 @@
 the bot comments under.
 
 Each call takes ``send`` (one request with the current installation token,
-:class:`bot.forges.github_reviews.Send`) and the repository's API path, so the adapter keeps
+:class:`bot.forges.github.reviews.Send`) and the repository's API path, so the adapter keeps
 the tokens, retries and locks and this module only what is said to GitHub.
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 from bot.errors import PermanentForgeError
 from bot.forges import responses
 from bot.forges.base import ForgeComment, Reaction
-from bot.forges.github_payloads import by_a_person, clip, field, html_url
-from bot.forges.github_reviews import Send
+from bot.forges.github.payloads import by_a_person, clip, field, html_url
+from bot.forges.github.reviews import Send
 from bot.forges.plans import PostedComment, SummaryAction, plan_summary, summary_body
 
 PAGE_SIZE = 100  # the most GitHub lists per page

@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 from bot.errors import ForgeStatusError
 from bot.forges.base import PullRequestRef
-from bot.forges.gitea_http import GiteaHTTP, pull_ref, repo_path
+from bot.forges.gitea.http import GiteaHTTP, pull_ref, repo_path
 from bot.forges.responses import side
 from bot.repos import RepoRef
 

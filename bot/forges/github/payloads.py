@@ -1,7 +1,7 @@
 """The GitHub adapter's request and response shaping: GitHub's limits, what a response means
 (including which failures are worth retrying), and the payloads the adapter sends.
 
-Pure functions, no I/O: :mod:`bot.forges.github` and :mod:`bot.forges.github_reviews` use them.
+Pure functions, no I/O: :mod:`.adapter` and :mod:`.reviews` use them.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ SECONDARY_LIMIT_WAIT = 60.0  # GitHub: without a Retry-After, wait at least a mi
 ACTIONS_PER_RUN = 3
 ACTION_LABEL_LIMIT, ACTION_DESCRIPTION_LIMIT, ACTION_IDENTIFIER_LIMIT = 20, 40, 20
 
-# GitHub's names, except ERROR: see bot.forges.github's docstring.
+# GitHub's names, except ERROR: see bot.forges.github.adapter's docstring.
 CONCLUSIONS = {c: c.value for c in Conclusion} | {Conclusion.ERROR: "failure"}
 # role_name names maintain and triage, which the legacy "permission" field folds into write and
 # read; a custom role's name is unknown here, so its base "permission" decides.

@@ -39,8 +39,6 @@ import gitlab
 import gitlab.exceptions
 
 from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
-from bot.forges import gitlab_commands as commands
-from bot.forges import gitlab_mrs
 from bot.forges.base import (
     CHECK_NAME,
     SUMMARY_MARKER,
@@ -56,7 +54,9 @@ from bot.forges.base import (
     Reaction,
     headline,
 )
-from bot.forges.gitlab_api import (
+from bot.forges.gitlab import merge_requests as gitlab_mrs
+from bot.forges.gitlab import notes as commands
+from bot.forges.gitlab.api import (
     NOTE_LIMIT,
     PER_PAGE,
     GitLabAPI,
@@ -68,7 +68,7 @@ from bot.forges.gitlab_api import (
     mr_ref,
     project_ref,
 )
-from bot.forges.gitlab_discussions import Done, sync_discussions
+from bot.forges.gitlab.discussions import Done, sync_discussions
 from bot.forges.keyed_locks import KeyedLocks
 from bot.forges.plans import (
     PostedComment,

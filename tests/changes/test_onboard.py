@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -13,12 +14,13 @@ from bot.changes.engine import ChangeServices
 from bot.changes.onboard import OnboardingOutcome, open_onboarding
 from bot.changes.onboard_pulls import list_open
 from bot.errors import PermanentForgeError
-from bot.forges.base import ForgeAdapter, PullRequestRef
+from bot.forges.base import PullRequestRef
 from bot.git.commit import GitIdentity
 from bot.git.store import Mirror
 from bot.repos import ForgeKind, RepoRef
 from bot.state.base import onboarding_key
 from bot.state.memory import MemoryOnboarding, memory_state
+from tests.support.recording_forge import RecordingForge
 
 REPO = RepoRef(ForgeKind.GITHUB, "acme/gitops", default_branch="main", installation_id=1)
 KEY = onboarding_key("github", "acme/gitops")
@@ -28,39 +30,39 @@ class Built(Exception):
     """Raised where the mirror would be opened: the job went on to fetch and build."""
 
 
-class FakeForge:
-    def __init__(self, open_pull: PullRequestRef | None) -> None:
-        self.open_pull = open_pull
-        self.lookups: list[tuple[str, str]] = []
+LISTED = [
+    PullRequestRef(9, "u9", head_ref="ichor/bootstrap"),  # a re-proposal's own: left out
+    PullRequestRef(8, "u8", head_ref="x", body="<!-- ichor:onboarding -->\n..."),
+    PullRequestRef(7, "u7", head_ref="feature", title="Bump"),
+]
 
-    def git_credentials(self, repo: RepoRef) -> None:
-        return None
 
-    def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
-        self.lookups.append((head, base))
-        return self.open_pull
+def FakeForge(open_pull: PullRequestRef | None) -> RecordingForge:
+    """A forge whose open pull request on any branch is ``open_pull``, listing ``LISTED``;
+    nothing of it is written to disk (no data dir is needed)."""
+    answers = {
+        "git_credentials": None,
+        "find_pull_request": open_pull,
+        "list_pull_requests": LISTED,
+    }
+    return RecordingForge(Path("/nonexistent-forge-data"), answers=answers)
 
-    def list_pull_requests(self, repo: RepoRef, base: str, *, limit: int) -> list[PullRequestRef]:
-        return [
-            PullRequestRef(9, "u9", head_ref="ichor/bootstrap"),  # a re-proposal's own: left out
-            PullRequestRef(8, "u8", head_ref="x", body="<!-- ichor:onboarding -->\n..."),
-            PullRequestRef(7, "u7", head_ref="feature", title="Bump"),
-        ]
+
+def lookups(forge: RecordingForge) -> list[tuple[str, str]]:
+    return [(head, base) for _, head, base in forge.calls_of("find_pull_request")]
 
 
 def test_the_open_pull_requests_leave_out_the_onboarding_one() -> None:
-    listed = list_open(cast(ForgeAdapter, FakeForge(None)), REPO, "main")
+    listed = list_open(FakeForge(None), REPO, "main")
     assert listed == [PullRequestRef(7, "u7", head_ref="feature", title="Bump")]
 
 
 def test_a_listing_that_fails_is_said_not_raised() -> None:
-    class Failing(FakeForge):
-        def list_pull_requests(
-            self, repo: RepoRef, base: str, *, limit: int
-        ) -> list[PullRequestRef]:
-            raise PermanentForgeError("GitHub GET /repos/acme/gitops/pulls: 403")
-
-    listed = list_open(cast(ForgeAdapter, Failing(None)), REPO, "main")
+    failing = FakeForge(None)
+    failing.failures["list_pull_requests"] = PermanentForgeError(
+        "GitHub GET /repos/acme/gitops/pulls: 403"
+    )
+    listed = list_open(failing, REPO, "main")
     assert listed == "GitHub GET /repos/acme/gitops/pulls: 403"
 
 
@@ -71,10 +73,8 @@ def no_mirror(repo: RepoRef) -> Iterator[Mirror]:
     yield cast(Mirror, None)
 
 
-def run(forge: FakeForge, memory: MemoryOnboarding, **kwargs: Any) -> OnboardingOutcome:
-    services = ChangeServices(
-        cast(ForgeAdapter, forge), no_mirror, memory_state().locks, GitIdentity("bot", "b@x")
-    )
+def run(forge: RecordingForge, memory: MemoryOnboarding, **kwargs: Any) -> OnboardingOutcome:
+    services = ChangeServices(forge, no_mirror, memory_state().locks, GitIdentity("bot", "b@x"))
     return open_onboarding(REPO, services, forge_kind="github", memory=memory, **kwargs)
 
 
@@ -83,7 +83,7 @@ def test_an_open_proposal_is_the_answer_and_is_remembered() -> None:
     forge = FakeForge(PullRequestRef(3, "https://forge/pull/3"))
     outcome = run(forge, memory)
     assert outcome == OnboardingOutcome("pr-existing", "https://forge/pull/3")
-    assert forge.lookups == [("ichor/bootstrap", "main")] and memory.proposed(KEY)
+    assert lookups(forge) == [("ichor/bootstrap", "main")] and memory.proposed(KEY)
 
 
 def test_a_proposal_gone_from_the_open_ones_was_declined() -> None:
@@ -93,7 +93,7 @@ def test_a_proposal_gone_from_the_open_ones_was_declined() -> None:
     assert memory.declined(KEY)
     forge = FakeForge(None)
     assert run(forge, memory).result == "declined"
-    assert forge.lookups == []  # a declined repository costs no forge call
+    assert lookups(forge) == []  # a declined repository costs no forge call
 
 
 def test_a_new_repository_goes_on_to_build() -> None:

@@ -4,7 +4,7 @@ covers their exact fingerprints; approvals come from the store, or from the bot'
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,7 @@ from bot.checks.pipeline import CheckResult, CheckServices, run_check
 from bot.checks.request import CheckRequest, Commit, MergeBase, pull_request
 from bot.checks.trees import TreeSource, local_tree
 from bot.errors import PermanentForgeError
-from bot.forges.base import CheckHandle, CheckOutput, Conclusion, ForgeComment
+from bot.forges.base import CheckOutput, Conclusion
 from bot.forges.local import LocalForge
 from bot.gate.content.facts import extract_facts
 from bot.gate.run import RegistryCache
@@ -25,6 +25,7 @@ from bot.repos import ForgeKind, RepoRef
 from bot.state.memory import MemoryApprovals
 from tests.support.gitops import configmap
 from tests.support.gitrepo import WorkRepo
+from tests.support.recording_forge import RecordingForge
 
 NAME = "acme/gitops"
 PULL = f"github:{NAME}:7"
@@ -35,26 +36,6 @@ targets:
 """
 A = "clusters/prod/v1/configmaps/web/a.yaml"
 B = "clusters/prod/v1/configmaps/web/b.yaml"
-
-
-class RecordingForge(LocalForge):
-    """The local forge, keeping every finished output; optionally unable to list comments."""
-
-    def __init__(self, data_dir: Path, *, comments_fail: bool = False) -> None:
-        super().__init__(data_dir)
-        self.outputs: list[CheckOutput] = []
-        self.comments_fail = comments_fail
-        self.listed = 0
-
-    def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
-        self.outputs.append(output)
-        super().complete_check(repo, check, output)
-
-    def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
-        self.listed += 1
-        if self.comments_fail:
-            raise PermanentForgeError("listing comments is not available on local yet")
-        return super().list_comments(repo, number)
 
 
 @pytest.fixture
@@ -112,7 +93,7 @@ def check(
     )
     result = run_check(req, services)
     assert isinstance(forge, RecordingForge)
-    return result, forge.outputs[-1]
+    return result, forge.calls_of("complete_check")[-1][2]
 
 
 def fingerprint(name: str, text: str) -> Fingerprint:
@@ -152,7 +133,7 @@ def test_an_approval_covering_both_passes_the_check(tmp_path: Path, repo: WorkRe
     assert result.conclusion == "success"
     assert output.actions == (RECHECK_ACTION,)
     assert output.summary.count("✅ approved by @&#8203;bob at <code>ccccccc</code>") == 2
-    assert forge.listed == 0  # the store had a record: the forge is not asked
+    assert not forge.calls_of("list_comments")  # the store had a record: the forge is not asked
     comment = next((tmp_path / "data" / "local" / "comments").rglob("7.md")).read_text()
     assert "### Approvals" in comment and "All clear" not in comment
     assert "Every new object in a strict target is approved." in comment
@@ -195,7 +176,7 @@ def test_a_relaxed_target_never_waits(tmp_path: Path, repo: WorkRepo) -> None:
     forge = RecordingForge(tmp_path / "data")
     result, output = check(repo, forge, request(head, start), MemoryApprovals())
     assert result.conclusion == "success"
-    assert "Approvals" not in output.summary and forge.listed == 0
+    assert "Approvals" not in output.summary and not forge.calls_of("list_comments")
 
 
 def test_a_refusal_is_a_failure_even_with_objects_waiting(tmp_path: Path, repo: WorkRepo) -> None:
@@ -213,7 +194,7 @@ def test_a_push_has_no_approvals_to_wait_for(tmp_path: Path, repo: WorkRepo) -> 
     push = CheckRequest(HANDLE, head, Commit(start), (), "d1")
     forge = RecordingForge(tmp_path / "data")
     result, _ = check(repo, forge, push, MemoryApprovals())
-    assert result.conclusion == "success" and forge.listed == 0
+    assert result.conclusion == "success" and not forge.calls_of("list_comments")
 
 
 def _post(forge: LocalForge, *bodies: str) -> None:
@@ -237,12 +218,12 @@ def test_approvals_lost_by_the_store_are_rebuilt_from_the_comments(
     )
     store = MemoryApprovals()
     result, _ = check(repo, forge, request(head, start), store)
-    assert result.conclusion == "success" and forge.listed == 1
+    assert result.conclusion == "success" and len(forge.calls_of("list_comments")) == 1
     restored = store.approvals(PULL)
     assert restored is not None and [a.approver for a in restored] == ["bob"]
     # Restored, the next check reads the store and leaves the forge alone.
     check(repo, forge, request(head, start), store)
-    assert forge.listed == 1
+    assert len(forge.calls_of("list_comments")) == 1
 
 
 def test_without_a_store_the_comments_are_read(tmp_path: Path, repo: WorkRepo) -> None:
@@ -257,7 +238,12 @@ def test_without_a_store_the_comments_are_read(tmp_path: Path, repo: WorkRepo) -
 def test_a_rebuild_that_fails_counts_as_no_approvals(tmp_path: Path, repo: WorkRepo) -> None:
     start = base(repo)
     head = repo.commit({A: configmap("a")})
-    forge = RecordingForge(tmp_path / "data", comments_fail=True)
+    forge = RecordingForge(
+        tmp_path / "data",
+        failures={
+            "list_comments": PermanentForgeError("listing comments is not available on local yet")
+        },
+    )
     store = MemoryApprovals()
     result, output = check(repo, forge, request(head, start), store)
     assert result.status == "posted" and result.conclusion == "action_required"

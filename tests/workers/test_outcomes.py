@@ -16,7 +16,7 @@ from bot.errors import (
     PermanentForgeError,
     TransientForgeError,
 )
-from bot.forges.base import CheckOutput, Conclusion, GitCredentials
+from bot.forges.base import CheckOutput, Conclusion
 from bot.forges.local import LocalForge
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
@@ -26,6 +26,7 @@ from bot.state.outcomes import JobOutcome, OutcomeStore, Result, Unposted
 from bot.webhooks import ChangeRequestEvent, CommentEvent, InstallationEvent, event_to_dict
 from tests.support.gitops import base_files
 from tests.support.gitrepo import WorkRepo
+from tests.support.recording_forge import RecordingForge
 from workers import outcomes as outcomes_module
 from workers.context import Adapter, WorkerContext, build_context
 from workers.jobs import abandon_delivery, run_delivery
@@ -35,31 +36,13 @@ NAME = "acme/gitops"
 REPO = RepoRef(ForgeKind.GITHUB, NAME, "1", f"https://github.com/{NAME}.git", "", "main")
 
 
-class Forge(LocalForge):
-    """The local forge, failing where a test says: ``fail`` for the check's own first call to
-    the forge, ``refuse`` for posting (starting a check run)."""
-
-    def __init__(
-        self,
-        data_dir: Path,
-        fail: Exception | None = None,
-        refuse: Exception | None = None,
-    ) -> None:
-        super().__init__(data_dir)
-        self.fail = fail
-        self.refuse = refuse
-
-    def git_credentials(self, repo: RepoRef) -> GitCredentials | None:
-        if self.fail is not None:
-            raise self.fail
-        return None
-
-    def start_check(
-        self, repo: RepoRef, head_sha: str, *, external_id: str, resume: bool = False
-    ) -> Any:
-        if self.refuse is not None:
-            raise self.refuse
-        return super().start_check(repo, head_sha, external_id=external_id, resume=resume)
+def Forge(
+    data_dir: Path, fail: BaseException | None = None, refuse: BaseException | None = None
+) -> RecordingForge:
+    """The recording forge, failing where a test says: ``fail`` for the check's own first call
+    to the forge, ``refuse`` for posting (starting a check run)."""
+    failures = {"git_credentials": fail, "start_check": refuse}
+    return RecordingForge(data_dir, failures={k: v for k, v in failures.items() if v is not None})
 
 
 def _change(head: str = "a" * 40, base: str = "b" * 40) -> dict[str, Any]:
@@ -209,7 +192,7 @@ def test_a_retry_that_posts_replaces_the_unposted_outcome(
     _last_try(monkeypatch, retries_left=1)
     with pytest.raises(TransientForgeError):
         run_delivery(context, "github", "d1", _change())
-    forge.fail, forge.refuse = GitStoreError("the fetch failed"), None
+    forge.failures = {"git_credentials": GitStoreError("the fetch failed")}
     run_delivery(context, "github", "d1", _change())
     assert _only(context).result == "posted"
     assert _store(context).unposted_counts() == {}

@@ -4,17 +4,22 @@ fake GitHub, exactly once."""
 
 from __future__ import annotations
 
+import copy
+import json
 import subprocess
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.e2e.harness import Bot, running_bot
-from tests.e2e.test_github_commands import READER, Commands
+from tests.e2e.harness import ROOT, Bot, WorkerRun, pull_request_payload, running_bot
 from tests.fakeforge import FakeGitHub
 from tests.fakeforge.fixtures import fake_github  # noqa: F401 - the fixture
+from tests.support.gitops import configmap
+from tests.support.gitrepo import WorkRepo
 
 CONFIG = """version: 1
 targets:
@@ -36,6 +41,124 @@ data:
   mode: prod
   state: pending
 """
+
+
+COMMENT_FIXTURE = ROOT / "fixtures/webhooks/github/issue_comment__created-on-pr-go-scm.json"
+AUTHOR, MAINTAINER, READER = "octocat", "maria", "rita"
+
+
+class Commands:
+    """A strict repository with one pull request, and the comments people write on it."""
+
+    def __init__(
+        self,
+        fake: FakeGitHub,
+        bot: Bot,
+        tmp_path: Path,
+        number: int = 7,
+        *,
+        config: str,
+        extra: dict[str, str | None] | None = None,
+    ) -> None:
+        self.fake, self.bot, self.number = fake, bot, number
+        self.full_name = f"e2e-{uuid.uuid4().hex[:8]}/gitops"
+        bot.repositories.add(self.full_name)
+        fake.add_repo(self.full_name, installation_id=42)
+        fake.set_permission(self.full_name, AUTHOR, "write")
+        fake.set_permission(self.full_name, MAINTAINER, "write")
+        fake.set_permission(self.full_name, READER, "read")
+        self.work = WorkRepo(tmp_path / "work")
+        self.data_dir = tmp_path / "worker-data"
+        self.bare = fake.make_bare_repo(self.full_name)
+        files: dict[str, str | None] = {
+            ".ichor.yaml": config,
+            "clusters/prod/v1/configmaps/web/settings.yaml": configmap("settings"),
+            "clusters/staging/v1/configmaps/web/settings.yaml": configmap("settings"),
+            "README.md": "hello\n",
+            **(extra or {}),
+        }
+        self.base = self.work.commit(files, "base")
+        self.work.publish(self.bare)
+        self.work.checkout("feature", create_from=self.base)
+        self.head = ""
+        self.opened = False
+
+    def push(self, files: dict[str, str | None], *, check: bool = True) -> str:
+        """A new head for the pull request, delivered and (unless ``check`` is off) checked."""
+        self.head = self.work.commit(files)
+        self.work.set_ref(f"refs/pull/{self.number}/head", self.head)
+        self.work.publish(self.bare)
+        if not self.opened:
+            self.fake.add_pull(
+                self.full_name, self.number, head_sha=self.head, base_sha=self.base, user=AUTHOR
+            )
+            self.opened = True
+        else:
+            self.fake.update_pull(self.full_name, self.number, head_sha=self.head)
+        payload = pull_request_payload(
+            full_name=self.full_name,
+            clone_url=self.fake.clone_url(self.full_name),
+            number=self.number,
+            head_sha=self.head,
+            base_sha=self.base,
+        )
+        payload["pull_request"]["user"]["login"] = AUTHOR
+        assert self.bot.post("pull_request", payload) == 202
+        if check:
+            self.work_once()
+        return self.head
+
+    def comment(self, body: str, *, user: str = MAINTAINER, post: bool = True) -> dict[str, Any]:
+        """``user`` comments ``body`` on the pull request: on the forge, and as a delivery."""
+        comment = self.fake.add_comment(self.full_name, self.number, body, user=user)
+        if post:
+            self.deliver_comment(comment, body, user=user)
+        return comment
+
+    def deliver_comment(
+        self, comment: dict[str, Any], body: str, *, user: str, action: str = "created"
+    ) -> None:
+        payload: dict[str, Any] = copy.deepcopy(json.loads(COMMENT_FIXTURE.read_text()))
+        payload["action"] = action
+        owner, name = self.full_name.split("/")
+        repo = payload["repository"]
+        clone = self.fake.clone_url(self.full_name)
+        repo.update(full_name=self.full_name, name=name, clone_url=clone)
+        repo.update(html_url=clone.removesuffix(".git"), default_branch="main")
+        repo["owner"]["login"] = owner
+        payload["issue"]["number"] = self.number
+        payload["comment"].update(id=comment["id"], body=body, created_at=comment["created_at"])
+        payload["comment"]["user"].update(login=user, type="Bot" if "[bot]" in user else "User")
+        payload["sender"]["login"] = user
+        payload["installation"] = {"id": 42}
+        # An edit is answered and dropped at the door: nothing is queued for it.
+        assert self.bot.post("issue_comment", payload) == (202 if action == "created" else 200)
+
+    def work_once(self) -> WorkerRun:
+        run = self.bot.run_worker(self.fake.env(), self.data_dir)
+        assert run.code == 0, run.log
+        assert "ghs_" not in run.log  # no installation token in what the worker printed
+        return run
+
+    def check_runs(self) -> list[dict[str, Any]]:
+        runs: list[dict[str, Any]] = self.fake.check_runs(self.full_name)
+        return runs
+
+    def verdict(self) -> tuple[str, str]:
+        run = self.check_runs()[-1]
+        assert run["head_sha"] == self.head
+        return run["conclusion"], run["output"]["title"]
+
+    def replies(self) -> list[str]:
+        return [
+            c["body"]
+            for c in self.fake.comments(self.full_name, self.number)
+            if c["user"]["login"] == self.fake.bot_login and "ichor:summary" not in c["body"]
+        ]
+
+    def assert_clean(self) -> None:
+        assert self.fake.validation_errors == []
+        assert self.fake.auth_failures == []
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,7 @@ import pytest
 
 from bot.state.redis_state import RedisAudit
 from tests.e2e.harness import Bot, WorkerRun, pull_request_payload, running_bot
-from tests.e2e.test_github_changes import CONFIG, ORIGINAL, SETTINGS, git, pushes
-from tests.e2e.test_github_commands import AUTHOR, Commands
+from tests.e2e.test_github_changes import AUTHOR, CONFIG, ORIGINAL, SETTINGS, Commands, git, pushes
 from tests.fakeforge import FakeGitHub
 from tests.fakeforge.fixtures import fake_github  # noqa: F401 - the fixture
 

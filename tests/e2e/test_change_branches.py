@@ -18,16 +18,8 @@ import pytest
 
 from bot.commands.replies import plain
 from tests.e2e.drivers import Forge
+from tests.e2e.test_changes import CONFIG
 
-CONFIG = """version: 1
-targets:
-  - name: prod
-    path: clusters/prod
-    approval: {kind: ConfigMap, field: data.state, reasonField: data.decision, fields: [data.mode]}
-  - {name: staging, path: clusters/staging}
-commands:
-  min_permission: write
-"""
 WEB_A_B = "clusters/prod/v1/configmaps/web-a/b.yaml"
 WEB_AB = "clusters/prod/v1/configmaps/web/a-b.yaml"
 DEPLOYMENT = "clusters/prod/apps/v1/deployments/web/frontend.yaml"
@@ -143,7 +135,7 @@ def ichor_branches(forge: Forge) -> dict[str, str]:
 def test_a_readable_branch_held_by_another_pull_request_is_left_to_it(
     forge: Forge, body: str
 ) -> None:
-    url = forge.plant(READABLE, body)
+    url = forge.plant(READABLE, body).url
     main = forge.git("rev-parse", "main")
     branch, _ = opened_for(forge, forge.ask("/ichor delete Service web/frontend"), "delete")
     assert branch == SERVICE_BRANCH and changed(forge, branch) == [SERVICE]
@@ -172,7 +164,7 @@ def test_a_pull_request_on_the_branch_that_is_not_this_objects_is_never_returned
 ) -> None:
     """Both of the Service's names held by pull requests that are not its own: refused."""
     forge.plant(READABLE, body)
-    url = forge.plant(SERVICE_BRANCH, body)
+    url = forge.plant(SERVICE_BRANCH, body).url
     main = forge.git("rev-parse", "main")
     reply = forge.ask("/ichor delete Service web/frontend")
     refusal = (

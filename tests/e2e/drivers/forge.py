@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 from bot.approvals.marker import approvals_from_comments
 from bot.approvals.model import Approval
@@ -47,6 +47,15 @@ class Pull:
     url: str
     author: str
     state: str  # open, closed (merged or not)
+
+
+class Comment(NamedTuple):
+    """A comment on a pull request (a note on GitLab), as a test reads it on any forge."""
+
+    id: str
+    author: str
+    body: str
+    url: str
 
 
 @dataclass(frozen=True)
@@ -85,6 +94,24 @@ class Api(Protocol):
         """A check of ``head`` that finds nothing to comment on a line."""
         ...
 
+    def lookup(self, branch: str, status: int = 200, *, found: bool = True) -> list[str]:
+        """One look-up of the open pull request from ``branch`` into main, answered ``status``
+        (or, when not ``found``, as the forge says there is none)."""
+        ...
+
+    def open_pull(self) -> list[str]:
+        """Opening a pull request."""
+        ...
+
+    def found(self, pull: Pull) -> list[str]:
+        """What a change job asks of the open pull request its look-up found."""
+        ...
+
+    def lookup_error(self, branch: str, status: int) -> str:
+        """How the bot names the error of a look-up of ``branch``'s pull request that was
+        answered ``status``."""
+        ...
+
 
 class Forge:
     """One repository on one fake forge; ``number`` is its pull request unless one is named."""
@@ -97,6 +124,7 @@ class Forge:
     BUTTONS: ClassVar[list[str]] = []  # the check's buttons (GitHub's requested actions)
     APPROVE: ClassVar[str] = "/approve"  # the /approve command (GitLab runs its own)
     bot_name: str  # the bot's user name on the forge
+    identity: str  # the author and committer of the bot's commits: "name <email>"
     fake: Any
     api: Api
 
@@ -281,25 +309,22 @@ class Forge:
 
     def replied_approvals(self) -> tuple[Approval, ...]:
         """The approvals the bot's replies record, read back as a rebuild would read them."""
-        listed = [
-            ForgeComment(id, author, body, url=url)
-            for id, author, body, url in self._comments(self.number)
-        ]
+        listed = [ForgeComment(c.id, c.author, c.body, url=c.url) for c in self.comments()]
         return approvals_from_comments(listed, self.bot_name)
 
     # ------------------------------------------------------------ what the bot said
     def replies(self, number: int | None = None) -> list[str]:
         """The bot's comments on the pull request other than its summary, oldest first."""
-        return [body for _, _, body, _ in self._replies(number or self.number)]
+        return [c.body for c in self._replies(number or self.number)]
 
     def reply_urls(self, number: int | None = None) -> list[str]:
-        return [url for _, _, _, url in self._replies(number or self.number)]
+        return [c.url for c in self._replies(number or self.number)]
 
-    def _replies(self, number: int) -> list[tuple[str, str, str, str]]:
+    def _replies(self, number: int) -> list[Comment]:
         return [
             c
-            for c in self._comments(number)
-            if c[1] == self.bot_name and "ichor:summary" not in c[2]
+            for c in self.comments(number)
+            if c.author == self.bot_name and "ichor:summary" not in c.body
         ]
 
     def summary(self) -> str:
@@ -310,7 +335,7 @@ class Forge:
 
     def summary_comments(self, number: int | None = None) -> list[str]:
         """Every summary comment on the pull request."""
-        return [c[2] for c in self._comments(number or self.number) if "ichor:summary" in c[2]]
+        return [c.body for c in self.comments(number) if "ichor:summary" in c.body]
 
     # ------------------------------------------------------------ the end of a test
     def secrets(self) -> list[str]:
@@ -330,8 +355,9 @@ class Forge:
         seen = [run.log for run in self.runs] + [self.bot.web_log.read_text()]
         seen += [json.dumps(argv) for run in self.runs for argv in run.git_argvs()]
         seen += [json.dumps(pull.__dict__) for pull in self.pulls()]
-        seen += [c[2] for pull in self.pulls() for c in self._comments(pull.number)]
-        seen += [c[2] for n in self.heads for c in self._comments(n)]
+        seen += [c.body for pull in self.pulls() for c in self.comments(pull.number)]
+        seen += [c.body for n in self.heads for c in self.comments(n)]
+        seen += [c.body for n in self.heads for c in self.line_comments(n)]
         seen += self.posted
         if self.bare.exists():
             seen.append(self.git("log", "--all", "-p", "--format=%H%n%an %ae%n%B"))
@@ -392,14 +418,28 @@ class Forge:
         """The open pull requests the bot opened."""
         return [p for p in self.pulls() if p.author == self.bot_name and p.state == "open"]
 
-    def plant(self, branch: str, body: str, *, number: int | None = None) -> str:
-        """An open pull request of the bot from ``branch`` (put at main's tip) into main, with
-        ``body``; its URL."""
+    def plant(self, branch: str, body: str, *, sha: str | None = None, state: str = "open") -> Pull:
+        """A pull request of the bot from ``branch`` (put at ``sha``, main's tip when None)
+        into main, with ``body``, open or closed."""
         raise NotImplementedError
 
     def fail_permission_lookups(self, status: int, user: str) -> None:
         """Every lookup of ``user``'s permission answers ``status``."""
         raise NotImplementedError
+
+    def fail_pull_lookups(self, status: int) -> None:
+        """Every look-up of an open pull request by its branches answers ``status``."""
+        raise NotImplementedError
+
+    def lookups(self) -> list[tuple[str, str]]:
+        """(head branch, base branch) of each look-up of an open pull request by its branches
+        since the calls were reset, in order."""
+        raise NotImplementedError
+
+    def url_of(self, comment: Any) -> str:
+        """The web address of ``comment``."""
+        (url,) = [c.url for c in self.comments(comment["number"]) if c.id == str(comment["id"])]
+        return url
 
     def _pull_request(self, number: int, head: str, base: str, fork: bool) -> dict[str, Any]:
         raise NotImplementedError
@@ -407,6 +447,6 @@ class Forge:
     def _add_comment(self, number: int, body: str, user: str) -> Any:
         raise NotImplementedError
 
-    def _comments(self, number: int) -> list[tuple[str, str, str, str]]:
-        """(id, author, body, URL) of each comment on the pull request, oldest first."""
+    def comments(self, number: int | None = None) -> list[Comment]:
+        """Every comment on the pull request, the bot's and anyone's, oldest first."""
         raise NotImplementedError

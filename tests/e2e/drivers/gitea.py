@@ -8,10 +8,13 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import re
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote
 
-from tests.e2e.drivers.forge import AUTHOR, MAINTAINER, READER, Forge, LineComment, Pull
+from tests.e2e.drivers.forge import AUTHOR, MAINTAINER, READER, Comment, Forge, LineComment, Pull
 from tests.e2e.harness import ROOT, Bot
 from tests.fakeforge.gitea import FakeGitea
 
@@ -20,6 +23,8 @@ COMMENT_FIXTURE = ROOT / "fixtures/webhooks/gitea/issue_comment__created-on-pr-g
 PUSH_FIXTURE = ROOT / "fixtures/webhooks/gitea/push__branch.json"
 FINAL = {"success", "failure", "error"}
 FORK = "forker/gitops"
+# The look-up of the open pull request by base and head branch.
+LOOKUP = re.compile(r"/api/v1/repos/(?P<repo>[^/]+/[^/]+)/pulls/(?P<base>[^/]+)/(?P<head>[^/]+)")
 
 
 class Gitea(Forge):
@@ -31,6 +36,7 @@ class Gitea(Forge):
         self.fake = fake
         self.kind = fake.flavor  # gitea or forgejo
         self.bot_name = fake.bot_login
+        self.identity = f"{fake.bot_login} <{fake.bot_login}@users.noreply.127.0.0.1>"
         fake.add_repo(self.full_name)
         self.bare = fake.make_bare_repo(self.full_name)
         for user, permission in ((AUTHOR, "write"), (MAINTAINER, "write"), (READER, "read")):
@@ -84,17 +90,18 @@ class Gitea(Forge):
         assert self.bot.post("pull_request", payload, forge=self.kind) == 202
 
     def _add_comment(self, number: int, body: str, user: str) -> Any:
-        return self.fake.add_comment(self.full_name, number, body, user=user)
+        comment = self.fake.add_comment(self.full_name, number, body, user=user)
+        return {**comment, "number": number}
 
     def edit_comment(self, comment: Any, body: str) -> Any:
-        return self.fake.edit_comment(comment["id"], body)
+        return {**self.fake.edit_comment(comment["id"], body), "number": comment["number"]}
 
     def deliver_comment(self, comment: Any, *, action: str = "created") -> int:
         """The ``issue_comment`` delivery for ``comment`` (as the fake renders it)."""
         payload: dict[str, Any] = copy.deepcopy(json.loads(COMMENT_FIXTURE.read_text()))
         self._point(payload)
         payload["action"] = action
-        payload["issue"]["number"] = int(comment["pull_request_url"].rsplit("/", 1)[1])
+        payload["issue"]["number"] = comment["number"]
         payload["comment"] = {
             **payload["comment"],
             **{k: comment[k] for k in ("id", "html_url", "body", "user", "created_at")},
@@ -127,41 +134,38 @@ class Gitea(Forge):
 
     def line_comments(self, number: int | None = None) -> list[LineComment]:
         return [
-            LineComment(c["path"], c["body"], bool(c["resolver"]))
+            LineComment(c["path"], c["body"], bool(c.get("resolver")))
             for c in self.fake.review_comments(self.full_name, number or self.number)
         ]
 
-    def _comments(self, number: int) -> list[tuple[str, str, str, str]]:
+    def comments(self, number: int | None = None) -> list[Comment]:
+        number = number or self.number
         return [
-            (str(c["id"]), c["user"]["login"], c["body"], c["html_url"])
+            Comment(str(c["id"]), c["user"]["login"], c["body"], c["html_url"])
             for c in self.fake.comments(self.full_name, number)
         ]
 
     def pulls(self) -> list[Pull]:
-        return [
-            Pull(
-                p["number"],
-                p["head"]["ref"],
-                p["base"]["ref"],
-                p["head"]["sha"],
-                p["title"],
-                p["body"] or "",
-                p["html_url"],
-                p["user"]["login"],
-                p["state"],
-            )
-            for p in self.fake.pulls(self.full_name)
-        ]
+        return [_pull(p) for p in self.fake.pulls(self.full_name)]
 
-    def plant(self, branch: str, body: str, *, number: int | None = None) -> str:
-        main = self.rev("main")
-        self.move(branch, main)
+    def plant(self, branch: str, body: str, *, sha: str | None = None, state: str = "open") -> Pull:
+        sha = sha or self.rev("main")
+        self.move(branch, sha)
+        user = self.bot_name
         pull = self.fake.add_pull(
-            self.full_name, head_sha=main, head_ref=branch, body=body, user=self.bot_name
+            self.full_name, head_sha=sha, head_ref=branch, body=body, user=user, state=state
         )
-        return str(pull["html_url"])
+        return _pull(pull)
+
+    def lookups(self) -> list[tuple[str, str]]:
+        found = (LOOKUP.fullmatch(c.path) for c in self.fake.calls if c.method == "GET")
+        return [(unquote(m["head"]), m["base"]) for m in found if m and m["repo"] == self.full_name]
 
     # ------------------------------------------------------------ faults
+    def fail_pull_lookups(self, status: int) -> None:
+        path = rf"/api/v1/repos/{re.escape(self.full_name)}/pulls/main/.+"
+        self.fake.inject("GET", path, status=status, headers={"retry-after": "0"}, times=None)
+
     def fail_permission_lookups(self, status: int, user: str) -> None:
         if status == 403:
             self.fake.forbid_permission_reads(self.full_name)  # the token is no repo admin
@@ -177,6 +181,20 @@ class Gitea(Forge):
     def assert_clean(self) -> None:
         self.fake.assert_clean()
         assert all(r.authorized for r in self.fake.git.requests)
+
+
+def _pull(p: dict[str, Any]) -> Pull:
+    return Pull(
+        p["number"],
+        p["head"]["ref"],
+        p["base"]["ref"],
+        p["head"]["sha"],
+        p["title"],
+        p["body"] or "",
+        p["html_url"],
+        p["user"]["login"],
+        p["state"],
+    )
 
 
 class GiteaApi:
@@ -228,3 +246,17 @@ class GiteaApi:
             *wrote.get(summary, []),
             f"POST {self.repo}/statuses/{head} 201",
         ]
+
+    def lookup(self, branch: str, status: int = 200, *, found: bool = True) -> list[str]:
+        status = status if found else 404  # none open: Gitea answers 404
+        return [f"GET {self.repo}/pulls/main/{quote(branch, safe='')} {status}"]
+
+    def open_pull(self) -> list[str]:
+        return [f"POST {self.repo}/pulls 201"]
+
+    def found(self, pull: Pull) -> list[str]:
+        return []
+
+    def lookup_error(self, branch: str, status: int) -> str:
+        path = f"/repos/{self.forge.full_name}/pulls/main/{quote(branch, safe='')}"
+        return f"Gitea GET {path}: {status} {HTTPStatus(status).phrase}: injected fault"

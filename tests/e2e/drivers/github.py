@@ -9,10 +9,12 @@ import base64
 import copy
 import json
 import subprocess
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any, ClassVar
+from urllib.parse import quote
 
-from tests.e2e.drivers.forge import AUTHOR, MAINTAINER, READER, Forge, LineComment, Pull
+from tests.e2e.drivers.forge import AUTHOR, MAINTAINER, READER, Comment, Forge, LineComment, Pull
 from tests.e2e.harness import BIN, ROOT, Bot, pull_request_payload
 from tests.fakeforge import FakeGitHub
 
@@ -32,6 +34,8 @@ class GitHub(Forge):
         super().__init__(bot, tmp_path, number)
         self.fake = fake
         self.bot_name = fake.bot_login
+        email = fake.bot_login.replace("[", "").replace("]", "")
+        self.identity = f"{fake.bot_login} <{email}@users.noreply.127.0.0.1>"
         fake.add_repo(self.full_name, installation_id=42)
         for user, role in ((AUTHOR, "write"), (MAINTAINER, "write"), (READER, "read")):
             fake.set_permission(self.full_name, user, role)
@@ -170,39 +174,43 @@ class GitHub(Forge):
             for c in self.fake.review_comments(self.full_name, number or self.number)
         ]
 
-    def _comments(self, number: int) -> list[tuple[str, str, str, str]]:
+    def comments(self, number: int | None = None) -> list[Comment]:
+        number = number or self.number
         return [
-            (str(c["id"]), c["user"]["login"], c["body"], c["html_url"])
+            Comment(str(c["id"]), c["user"]["login"], c["body"], c["html_url"])
             for c in self.fake.comments(self.full_name, number)
         ]
 
     def pulls(self) -> list[Pull]:
-        return [
-            Pull(
-                p["number"],
-                p["head"]["ref"],
-                p["base"]["ref"],
-                p["head"]["sha"],
-                p["title"],
-                p["body"] or "",
-                p["html_url"],
-                p["user"]["login"],
-                p["state"],
-            )
-            for p in self.fake.pulls(self.full_name)
-        ]
+        return [_pull(p) for p in self.fake.pulls(self.full_name)]
 
-    def plant(self, branch: str, body: str, *, number: int | None = None) -> str:
-        main = self.rev("main")
-        self.move(branch, main)
+    def plant(self, branch: str, body: str, *, sha: str | None = None, state: str = "open") -> Pull:
+        sha = sha or self.rev("main")
+        self.move(branch, sha)
         pull = self.fake.add_pull(
-            self.full_name, head_sha=main, head_ref=branch, body=body, user=self.bot_name
+            self.full_name, head_sha=sha, head_ref=branch, body=body, user=self.bot_name
         )
-        return str(pull["html_url"])
+        if state != "open":
+            self.fake.update_pull(self.full_name, pull["number"], state=state)
+        (planted,) = [p for p in self.pulls() if p.number == pull["number"]]
+        return planted
+
+    def lookups(self) -> list[tuple[str, str]]:
+        return [
+            (c.query["head"].split(":", 1)[1], c.query["base"])
+            for c in self.fake.calls
+            if (c.method, c.path) == ("GET", f"/repos/{self.full_name}/pulls")
+            and set(c.query) == {"state", "head", "base"}
+            and c.query["state"] == "open"
+            and c.query["head"].startswith(self.full_name.split("/")[0] + ":")
+        ]
 
     # ------------------------------------------------------------ faults
     def fail_permission_lookups(self, status: int, user: str) -> None:
         self.fake.inject_permission_failure(status, user=user, times=None)
+
+    def fail_pull_lookups(self, status: int) -> None:
+        self.fake.inject_pull_lookup_failure(status, full_name=self.full_name, times=None)
 
     # ------------------------------------------------------------ the end of a test
     def secrets(self) -> list[str]:
@@ -217,6 +225,20 @@ class GitHub(Forge):
         assert self.fake.validation_errors == []
         assert self.fake.auth_failures == []
         assert self.fake.response_errors == []
+
+
+def _pull(p: dict[str, Any]) -> Pull:
+    return Pull(
+        p["number"],
+        p["head"]["ref"],
+        p["base"]["ref"],
+        p["head"]["sha"],
+        p["title"],
+        p["body"] or "",
+        p["html_url"],
+        p["user"]["login"],
+        p["state"],
+    )
 
 
 class GitHubApi:
@@ -261,3 +283,17 @@ class GitHubApi:
             *([comments, "GET /app 200"] if rebuilt else []),
             f"PATCH {self.repo}/check-runs/{run} 200",
         ]
+
+    def lookup(self, branch: str, status: int = 200, *, found: bool = True) -> list[str]:
+        return [f"GET {self.repo}/pulls {status}"]
+
+    def open_pull(self) -> list[str]:
+        return [f"POST {self.repo}/pulls 201"]
+
+    def found(self, pull: Pull) -> list[str]:
+        return []
+
+    def lookup_error(self, branch: str, status: int) -> str:
+        owner = self.forge.full_name.split("/")[0]
+        query = f"state=open&head={owner}%3A{quote(branch, safe='')}&base=main"
+        return f"GitHub GET {self.repo}/pulls?{query}: {status} {HTTPStatus(status).phrase}"

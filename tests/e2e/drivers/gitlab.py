@@ -8,10 +8,11 @@ from __future__ import annotations
 import base64
 import copy
 import json
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.drivers.forge import AUTHOR, MAINTAINER, READER, Forge, LineComment, Pull
+from tests.e2e.drivers.forge import AUTHOR, MAINTAINER, READER, Comment, Forge, LineComment, Pull
 from tests.e2e.harness import ROOT, Bot
 from tests.fakeforge.gitlab import FakeGitLab
 
@@ -32,6 +33,7 @@ class GitLab(Forge):
         super().__init__(bot, tmp_path, number)
         self.fake = fake
         self.bot_name = fake.bot_username
+        self.identity = f"{fake.bot_username} <{fake.bot_username}@users.noreply.127.0.0.1>"
         self.project_id = PROJECT_ID
         fake.add_project(self.full_name, self.project_id)
         self.bare = fake.make_bare_repo(self.full_name)
@@ -103,17 +105,17 @@ class GitLab(Forge):
 
     def _add_comment(self, number: int, body: str, user: str) -> Any:
         note = self.fake.add_note(self.full_name, number, body, author=user)
-        note["iid"] = number
+        note["number"] = number
         return note
 
     def edit_comment(self, comment: Any, body: str) -> Any:
-        note = self.fake.edit_note(self.full_name, comment["iid"], comment["id"], body)
-        note["iid"] = comment["iid"]
+        note = self.fake.edit_note(self.full_name, comment["number"], comment["id"], body)
+        note["number"] = comment["number"]
         return note
 
     def deliver_comment(self, comment: Any, *, action: str = "created") -> int:
         """The ``Note Hook`` GitLab sends for the note (``action``: created or edited)."""
-        iid, author = comment["iid"], comment["author"]["username"]
+        iid, author = comment["number"], comment["author"]["username"]
         payload: dict[str, Any] = copy.deepcopy(json.loads(NOTE_FIXTURE.read_text()))
         project = payload["project"]
         project.update(self._project())
@@ -173,7 +175,7 @@ class GitLab(Forge):
         return [state for final in finals for state in ("created", "pending", "running", final)]
 
     def reactions(self, comment: Any) -> list[str]:
-        awards = self.fake.awards(self.full_name, comment["iid"], comment["id"])
+        awards = self.fake.awards(self.full_name, comment["number"], comment["id"])
         return [a["name"] for a in awards if a["user"]["username"] == self.bot_name]
 
     def line_comments(self, number: int | None = None) -> list[LineComment]:
@@ -185,52 +187,69 @@ class GitLab(Forge):
             if "ichor:finding" in n["body"]
         ]
 
-    def _comments(self, number: int) -> list[tuple[str, str, str, str]]:
+    def comments(self, number: int | None = None) -> list[Comment]:
+        number = number or self.number
         web = f"{self.fake.url}/{self.full_name}/-/merge_requests/{number}"
         return [
-            (str(n["id"]), n["author"]["username"], n["body"], f"{web}#note_{n['id']}")
+            Comment(str(n["id"]), n["author"]["username"], n["body"], f"{web}#note_{n['id']}")
             for n in self.fake.notes(self.full_name, number)
+            if n["type"] != "DiffNote"  # a line comment's: :meth:`line_comments`
         ]
 
     def pulls(self) -> list[Pull]:
-        return [
-            Pull(
-                m["iid"],
-                m["source_branch"],
-                m["target_branch"],
-                m["sha"],
-                m["title"],
-                m["description"] or "",
-                m["web_url"],
-                m["author"]["username"],
-                "open" if m["state"] == "opened" else "closed",
-            )
-            for m in self.fake.merge_requests(self.full_name)
-        ]
+        return [_pull(m) for m in self.fake.merge_requests(self.full_name)]
 
-    def plant(self, branch: str, body: str, *, number: int | None = None) -> str:
-        main = self.rev("main")
-        self.move(branch, main)
+    def plant(self, branch: str, body: str, *, sha: str | None = None, state: str = "open") -> Pull:
+        sha = sha or self.rev("main")
+        self.move(branch, sha)
         self.planted += 1  # each planted merge request its own iid
         mr = self.fake.add_merge_request(
             self.full_name,
-            number or 89 + self.planted,
-            main,
-            main,
+            89 + self.planted,
+            sha,
+            self.rev("main"),
             branch,
             author=self.bot_name,
             description=body,
+            state="opened" if state == "open" else state,
         )
-        return str(mr["web_url"])
+        return _pull(mr)
+
+    def lookups(self) -> list[tuple[str, str]]:
+        return [
+            (c.query["source_branch"], c.query["target_branch"])
+            for c in self.fake.calls
+            if c.route == "list_mrs"
+            and set(c.query) == {"state", "source_branch", "target_branch"}
+            and c.query["state"] == "opened"
+        ]
 
     # ------------------------------------------------------------ faults
     def fail_permission_lookups(self, status: int, user: str) -> None:
         self.fake.fail_member_lookups(status)  # every attempt, of anyone
 
+    def fail_pull_lookups(self, status: int) -> None:
+        path = rf"/api/v4/projects/{self.project_id}/merge_requests"
+        self.fake.inject("GET", path, status=status, times=None)
+
     # ------------------------------------------------------------ the end of a test
     def secrets(self) -> list[str]:
         token = self.fake.token
         return [token, base64.b64encode(f"oauth2:{token}".encode()).decode()]
+
+
+def _pull(m: dict[str, Any]) -> Pull:
+    return Pull(
+        m["iid"],
+        m["source_branch"],
+        m["target_branch"],
+        m["sha"],
+        m["title"],
+        m["description"] or "",
+        m["web_url"],
+        m["author"]["username"],
+        "open" if m["state"] == "opened" else "closed",
+    )
 
 
 class GitLabApi:
@@ -284,3 +303,17 @@ class GitLabApi:
             *wrote.get(summary, []),
             f"POST {self.project}/statuses/{head} 201",
         ]
+
+    def lookup(self, branch: str, status: int = 200, *, found: bool = True) -> list[str]:
+        return [f"GET {self.project}/merge_requests {status}"]
+
+    def open_pull(self) -> list[str]:
+        return [f"POST {self.project}/merge_requests 201"]
+
+    def found(self, pull: Pull) -> list[str]:
+        """A listed merge request has no diff refs: the merge request itself."""
+        return [f"GET {self.project}/merge_requests/{pull.number} 200"]
+
+    def lookup_error(self, branch: str, status: int) -> str:
+        shown = f"{status} {HTTPStatus(status).phrase}"
+        return f"GitLab GET {self.project}/merge_requests: {shown}: {shown}"

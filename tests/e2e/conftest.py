@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.drivers import FORGES, Forge, GitHub, GitLab, open_forge
+from tests.e2e.drivers import FORGES, Forge, Gitea, GitHub, GitLab, open_forge
 from tests.e2e.harness import Bot, running_bot
 
 
@@ -36,4 +36,11 @@ def github(bot: Bot, tmp_path: Path) -> Iterator[GitHub]:
 def gitlab(bot: Bot, tmp_path: Path) -> Iterator[GitLab]:
     with open_forge("gitlab", bot, tmp_path) as driver:
         assert isinstance(driver, GitLab)
+        yield driver
+
+
+@pytest.fixture(params=["gitea", "forgejo"])
+def gitea(request: pytest.FixtureRequest, bot: Bot, tmp_path: Path) -> Iterator[Gitea]:
+    with open_forge(request.param, bot, tmp_path) as driver:
+        assert isinstance(driver, Gitea)
         yield driver

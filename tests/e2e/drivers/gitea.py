@@ -128,6 +128,23 @@ class Gitea(Forge):
     def checked(self, *finals: str) -> list[str]:
         return [state for final in finals for state in ("pending", final)]
 
+    def check_names(self, sha: str) -> set[str]:
+        return {s["context"] for s in self.fake.statuses(self.full_name, sha)}
+
+    def verdict_url(self, sha: str) -> str | None:
+        url: str | None = self.fake.statuses(self.full_name, sha)[-1]["target_url"]
+        return url
+
+    def flaky(self) -> None:
+        self.fake.inject(method="POST", path=r"/api/v1/repos/.*/statuses/.*", status=502, times=1)
+        self.fake.inject(
+            method="POST",
+            path=r"/api/v1/repos/.*/issues/\d+/comments",
+            status=429,
+            headers={"retry-after": "1"},
+            times=1,
+        )
+
     def reactions(self, comment: Any) -> list[str]:
         found = self.fake.reactions(self.full_name, comment["id"])
         return [r["content"] for r in found if r["user"] == self.bot_name]
@@ -177,10 +194,6 @@ class Gitea(Forge):
     def secrets(self) -> list[str]:
         token = self.fake.token
         return [token, base64.b64encode(f"{token}:x-oauth-basic".encode()).decode()]
-
-    def assert_clean(self) -> None:
-        self.fake.assert_clean()
-        assert all(r.authorized for r in self.fake.git.requests)
 
 
 def _pull(p: dict[str, Any]) -> Pull:

@@ -153,9 +153,29 @@ class GitHub(Forge):
     def checked(self, *finals: str) -> list[str]:
         return list(finals)
 
+    def check_names(self, sha: str) -> set[str]:
+        return {r["name"] for r in self.check_runs() if r["head_sha"] == sha}
+
+    def verdict_url(self, sha: str) -> str | None:
+        return None  # the check run is its own summary
+
+    def flaky(self) -> None:
+        self.fake.inject(method="POST", path=r"/repos/.*/check-runs", status=502, times=1)
+        self.fake.inject(
+            method="PATCH",
+            path=r"/repos/.*/check-runs/\d+",
+            status=429,
+            headers={"retry-after": "1"},
+            times=1,
+        )
+
     def summary(self) -> str:
-        summary: str = self.check_runs()[-1]["output"]["summary"]
-        return summary
+        """The summary comment when the bot writes one (``ICHOR_GITHUB_SUMMARY_COMMENT``),
+        else the newest check run's title and summary, as GitHub shows them."""
+        if self.summary_comments():
+            return super().summary()
+        output = self.check_runs()[-1]["output"]
+        return f"{output['title']}\n\n{output['summary']}"
 
     def buttons(self) -> list[str]:
         return [a["identifier"] for a in self.check_runs()[-1].get("actions") or []]
@@ -225,6 +245,7 @@ class GitHub(Forge):
         assert self.fake.validation_errors == []
         assert self.fake.auth_failures == []
         assert self.fake.response_errors == []
+        assert all(r.authorized for r in self.fake.git.requests)  # the token on every one
 
 
 def _pull(p: dict[str, Any]) -> Pull:

@@ -174,6 +174,19 @@ class GitLab(Forge):
         # Each check a status of its own: created, pending, running, then its verdict.
         return [state for final in finals for state in ("created", "pending", "running", final)]
 
+    def check_names(self, sha: str) -> set[str]:
+        return {s["name"] for s in self.fake.statuses(self.full_name, sha)}
+
+    def verdict_url(self, sha: str) -> str | None:
+        url: str | None = self.statuses(sha)[-1]["target_url"]
+        return url
+
+    def flaky(self) -> None:
+        self.fake.inject(method="POST", path=r"/api/v4/projects/\d+/statuses/.*", status=502)
+        self.fake.inject_rate_limit(
+            method="POST", path=r"/api/v4/projects/\d+/merge_requests/\d+/notes"
+        )
+
     def reactions(self, comment: Any) -> list[str]:
         awards = self.fake.awards(self.full_name, comment["number"], comment["id"])
         return [a["name"] for a in awards if a["user"]["username"] == self.bot_name]

@@ -361,6 +361,7 @@ class Forge:
         self.assert_clean()
         assert not self.locked()
         assert self.runs, "no worker ran"
+        assert any(run.git_argvs() for run in self.runs), "the shim recorded no git command"
         seen = [run.log for run in self.runs] + [self.bot.web_log.read_text()]
         seen += [json.dumps(argv) for run in self.runs for argv in run.git_argvs()]
         seen += [json.dumps(pull.__dict__) for pull in self.pulls()]
@@ -368,6 +369,7 @@ class Forge:
         seen += [c.body for n in self.heads for c in self.comments(n)]
         seen += [c.body for n in self.heads for c in self.line_comments(n)]
         seen += self.posted
+        seen.append(json.dumps(self.audits()))
         if self.bare.exists():
             seen.append(self.git("log", "--all", "-p", "--format=%H%n%an %ae%n%B"))
         assert [text[:200] for text in seen if self.leaks(text)] == []

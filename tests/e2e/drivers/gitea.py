@@ -21,7 +21,6 @@ from tests.fakeforge.gitea import FakeGitea
 PR_FIXTURE = ROOT / "fixtures/webhooks/gitea/pull_request__synchronized.json"
 COMMENT_FIXTURE = ROOT / "fixtures/webhooks/gitea/issue_comment__created-on-pr-go-scm-old.json"
 PUSH_FIXTURE = ROOT / "fixtures/webhooks/gitea/push__branch.json"
-FINAL = {"success", "failure", "error"}
 FORK = "forker/gitops"
 # The look-up of the open pull request by base and head branch.
 LOOKUP = re.compile(r"/api/v1/repos/(?P<repo>[^/]+/[^/]+)/pulls/(?P<base>[^/]+)/(?P<head>[^/]+)")

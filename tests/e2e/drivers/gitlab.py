@@ -19,7 +19,6 @@ from tests.fakeforge.gitlab import FakeGitLab
 MR_FIXTURE = ROOT / "fixtures/webhooks/gitlab/merge_request__update-woodpecker.json"
 NOTE_FIXTURE = ROOT / "fixtures/webhooks/gitlab/note__merge_request-go-gitlab.json"
 PUSH_FIXTURE = ROOT / "fixtures/webhooks/gitlab/push__go-gitlab.json"
-FINAL = {"success", "failed", "canceled"}
 FORK_PROJECT = 9999
 PROJECT_ID = 4242
 

@@ -11,26 +11,14 @@ http-backend``) → a pull request on the fake forge; the same test on GitHub, G
 from __future__ import annotations
 
 import re
-import subprocess
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Protocol
 
 import pytest
 
 from bot.commands.replies import plain
-from tests.e2e.gitlab_changes import ChangeScenario
-from tests.e2e.gitlab_commands import MAINTAINER
-from tests.e2e.harness import Bot, WorkerRun, running_bot
-from tests.e2e.test_gitea_changes import MAINTAINER as GITEA_MAINTAINER
-from tests.e2e.test_gitea_changes import NUMBER as GITEA_NUMBER
-from tests.e2e.test_gitea_changes import Changes
-from tests.e2e.test_github_changes import CONFIG
-from tests.e2e.test_github_commands import Commands
-from tests.fakeforge import FakeGitHub
-from tests.fakeforge.gitea import FakeGitea
-from tests.fakeforge.gitlab import FakeGitLab
+from tests.e2e.drivers import Forge
+from tests.e2e.test_changes import CONFIG
 
 WEB_A_B = "clusters/prod/v1/configmaps/web-a/b.yaml"
 WEB_AB = "clusters/prod/v1/configmaps/web/a-b.yaml"
@@ -48,220 +36,17 @@ OBJECTS: dict[str, str | None] = {
 }
 
 
-class Forge(Protocol):
-    """What these tests do on a forge, whichever it is."""
-
-    def ask(self, command: str) -> str:
-        """A maintainer comments ``command`` on the pull request; the bot's one reply."""
-        ...
-
-    def pulls(self) -> dict[str, str]:
-        """The bot's open pull requests: head branch → URL."""
-        ...
-
-    def git(self, *args: str) -> str: ...
-
-    def pushes(self) -> int:
-        """Pushes that reached the forge's git."""
-        ...
-
-    def plant(self, branch: str, body: str) -> str:
-        """An open pull request from ``branch`` (made at main's tip) into main, as if the bot
-        had opened it, with ``body``; its URL."""
-        ...
-
-    def post(self, command: str) -> None:
-        """A maintainer comments ``command``: queued, and no worker runs yet."""
-        ...
-
-    def replies(self) -> list[str]:
-        """The bot's replies on the pull request, oldest first."""
-        ...
-
-    def work(self, data_dir: Path) -> WorkerRun:
-        """One ``worker --burst`` with a mirror of its own under ``data_dir``."""
-        ...
-
-    def finish(self) -> None:
-        """The scenario's own checks (the fake saw nothing it would refuse, no token leaked)."""
-        ...
+@pytest.fixture
+def forge(forge: Forge) -> Forge:
+    """The repository of :data:`OBJECTS`, and a pull request the commands are written on."""
+    forge.base(OBJECTS, config=CONFIG)
+    forge.pull_request(forge.commit({"README.md": "changed\n"}), deliver=False)
+    return forge
 
 
-class OnGitHub:
-    def __init__(self, fake: FakeGitHub, bot: Bot, tmp_path: Path) -> None:
-        self.fake = fake
-        self.scenario = Commands(fake, bot, tmp_path, config=CONFIG, extra=dict(OBJECTS))
-        self.scenario.push({"README.md": "changed\n"})
-
-    def ask(self, command: str) -> str:
-        before = len(self.scenario.replies())
-        self.scenario.comment(command)
-        self.scenario.work_once()
-        replies = self.scenario.replies()
-        assert len(replies) == before + 1, replies
-        return replies[-1]
-
-    def post(self, command: str) -> None:
-        self.scenario.comment(command)
-
-    def replies(self) -> list[str]:
-        return self.scenario.replies()
-
-    def work(self, data_dir: Path) -> WorkerRun:
-        return self.scenario.bot.run_worker(self.fake.env(), data_dir)
-
-    def pulls(self) -> dict[str, str]:
-        return {
-            p["head"]["ref"]: p["html_url"]
-            for p in self.fake.pulls(self.scenario.full_name)
-            if p["user"]["login"] == self.fake.bot_login and p["state"] == "open"
-        }
-
-    def git(self, *args: str) -> str:
-        return _git(self.scenario.bare, *args)
-
-    def pushes(self) -> int:
-        return len(self.fake.git.posts("git-receive-pack"))
-
-    def plant(self, branch: str, body: str) -> str:
-        main = self.git("rev-parse", "main")
-        self.git("update-ref", f"refs/heads/{branch}", main)
-        full, login = self.scenario.full_name, self.fake.bot_login
-        pull = self.fake.add_pull(full, head_sha=main, head_ref=branch, body=body, user=login)
-        return str(pull["html_url"])
-
-    def finish(self) -> None:
-        self.scenario.assert_clean()
-        assert self.fake.response_errors == [], self.fake.response_errors
-
-
-class OnGitLab:
-    IID = 41
-
-    def __init__(self, fake: FakeGitLab, bot: Bot, tmp_path: Path) -> None:
-        self.scenario = ChangeScenario(fake, bot, tmp_path)
-        self.scenario.open_mr(self.IID, base=OBJECTS)
-        self.planted = 0
-
-    def ask(self, command: str) -> str:
-        reply, _ = self.scenario.ask(self.IID, command)
-        return reply
-
-    def post(self, command: str) -> None:
-        scenario = self.scenario
-        note = scenario.fake.add_note(scenario.full_name, self.IID, command, author=MAINTAINER)
-        assert scenario.hook(self.IID, note, MAINTAINER) == 202
-
-    def replies(self) -> list[str]:
-        return [str(n["body"]) for n in self.scenario.replies(self.IID, 0)]
-
-    def work(self, data_dir: Path) -> WorkerRun:
-        run = self.scenario.bot.run_worker(self.scenario.fake.env(), data_dir)
-        self.scenario.runs.append(run)  # searched for the token at the end
-        return run
-
-    def pulls(self) -> dict[str, str]:
-        return {
-            m["source_branch"]: m["web_url"]
-            for m in self.scenario.change_mrs()
-            if m["state"] == "opened"
-        }
-
-    def git(self, *args: str) -> str:
-        return _git(self.scenario.bare, *args)
-
-    def pushes(self) -> int:
-        return self.scenario.pushes()
-
-    def plant(self, branch: str, body: str) -> str:
-        main = self.git("rev-parse", "main")
-        self.git("update-ref", f"refs/heads/{branch}", main)
-        fake, full = self.scenario.fake, self.scenario.full_name
-        self.planted += 1  # each planted merge request its own iid
-        mr = fake.add_merge_request(
-            full, 89 + self.planted, main, main, branch, author=fake.bot_username, description=body
-        )
-        return str(mr["web_url"])
-
-    def finish(self) -> None:
-        self.scenario.finish()
-
-
-class OnGitea:
-    def __init__(self, fake: FakeGitea, bot: Bot, tmp_path: Path) -> None:
-        self.scenario = Changes(fake, bot, tmp_path, more=dict(OBJECTS))
-
-    def ask(self, command: str) -> str:
-        before = len(self.scenario.replies())
-        self.scenario.ask(command)
-        replies = self.scenario.replies()
-        assert len(replies) == before + 1, replies
-        return replies[-1]
-
-    def post(self, command: str) -> None:
-        fake, full = self.scenario.fake, self.scenario.full_name
-        comment = fake.add_comment(full, GITEA_NUMBER, command, user=GITEA_MAINTAINER)
-        assert self.scenario.deliver_comment(comment) == 202
-
-    def replies(self) -> list[str]:
-        return self.scenario.replies()
-
-    def work(self, data_dir: Path) -> WorkerRun:
-        run = self.scenario.bot.run_worker(self.scenario.fake.env(), data_dir)
-        self.scenario.runs.append(run)  # searched for the token at the end
-        return run
-
-    def pulls(self) -> dict[str, str]:
-        return {p["head"]["ref"]: p["html_url"] for p in self.scenario.ichor_pulls()}
-
-    def git(self, *args: str) -> str:
-        return _git(self.scenario.bare, *args)
-
-    def pushes(self) -> int:
-        return self.scenario.pushes()
-
-    def plant(self, branch: str, body: str) -> str:
-        main = self.git("rev-parse", "main")
-        self.git("update-ref", f"refs/heads/{branch}", main)
-        fake, full = self.scenario.fake, self.scenario.full_name
-        pull = fake.add_pull(full, head_sha=main, head_ref=branch, body=body, user=fake.bot_login)
-        return str(pull["html_url"])
-
-    def finish(self) -> None:
-        self.scenario.done()
-
-
-def _git(bare: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "--git-dir", str(bare), *args], check=True, capture_output=True, text=True
-    ).stdout.strip()
-
-
-@pytest.fixture(scope="module")
-def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
-    with running_bot(tmp_path_factory.mktemp("bot")) as running:
-        yield running
-
-
-@pytest.fixture(params=["github", "gitlab", "gitea"])
-def forge(request: pytest.FixtureRequest, bot: Bot, tmp_path: Path) -> Iterator[Forge]:
-    git_root = tmp_path / "forge-git"
-    on: Forge
-    if request.param == "github":
-        with FakeGitHub(git_root) as github:
-            on = OnGitHub(github, bot, tmp_path)
-            yield on
-            on.finish()
-    elif request.param == "gitlab":
-        with FakeGitLab(git_root) as gitlab:
-            on = OnGitLab(gitlab, bot, tmp_path)
-            yield on
-            on.finish()
-    else:
-        with FakeGitea(git_root) as gitea:
-            on = OnGitea(gitea, bot, tmp_path)
-            yield on
-            on.finish()
+def pulls(forge: Forge) -> dict[str, str]:
+    """The bot's open pull requests: head branch → URL."""
+    return {p.head_ref: p.url for p in forge.bot_pulls()}
 
 
 def changed(forge: Forge, branch: str) -> list[str]:
@@ -273,14 +58,14 @@ def opened_for(forge: Forge, reply: str, verb: str) -> tuple[str, str]:
     """The branch and URL of the one pull request ``reply`` says it opened."""
     found = re.fullmatch(rf"Opened (\S+) for `/{verb}`\.", reply)
     assert found, reply
-    (branch,) = [b for b, url in forge.pulls().items() if url == found[1]]
+    (branch,) = [b for b, url in pulls(forge).items() if url == found[1]]
     return branch, found[1]
 
 
 def test_configmaps_whose_names_join_alike_get_a_pull_request_each(forge: Forge) -> None:
     first = opened_for(forge, forge.ask("/ichor approve web-a/b"), "approve")
     second = opened_for(forge, forge.ask("/ichor approve web/a-b"), "approve")
-    assert first != second and len(forge.pulls()) == 2
+    assert first != second and len(pulls(forge)) == 2
     # The first keeps the readable name; the second finds it held and ends in its own hash.
     assert first[0] == "ichor/approve-web-a-b"
     assert re.fullmatch(r"ichor/approve-web-a-b-[0-9a-f]{8}", second[0]), second
@@ -290,20 +75,20 @@ def test_configmaps_whose_names_join_alike_get_a_pull_request_each(forge: Forge)
     # The same object again: its own pull request, and nothing else.
     again = forge.ask("/ichor approve web/a-b")
     assert again.startswith(f"A pull request for this `/approve` is already open: {second[1]} ")
-    assert len(forge.pulls()) == 2
+    assert len(pulls(forge)) == 2
 
 
 def test_a_deployment_and_a_service_of_one_name_get_a_pull_request_each(forge: Forge) -> None:
     deployment = opened_for(forge, forge.ask("/ichor delete Deployment web/frontend"), "delete")
     service = opened_for(forge, forge.ask("/ichor delete Service web/frontend"), "delete")
-    assert deployment != service and len(forge.pulls()) == 2
+    assert deployment != service and len(pulls(forge)) == 2
     assert (deployment[0], service[0]) == ("ichor/delete-web-frontend", SERVICE_BRANCH)
     assert changed(forge, deployment[0]) == [DEPLOYMENT]
     assert changed(forge, service[0]) == [SERVICE]
     # Naming the group too is the same object, so the same branch and pull request.
     again = forge.ask("/ichor delete Deployment.apps web/frontend")
     assert again.startswith(f"A pull request for this `/delete` is already open: {deployment[1]} ")
-    assert len(forge.pulls()) == 2
+    assert len(pulls(forge)) == 2
 
 
 def test_two_objects_asked_for_at_once_get_a_pull_request_each(
@@ -311,17 +96,17 @@ def test_two_objects_asked_for_at_once_get_a_pull_request_each(
 ) -> None:
     """Both requests queued, then two workers at once, each with a mirror of its own (as on
     two hosts): only the Redis lock is shared, and neither object's branch is the other's."""
-    forge.post("/ichor delete Deployment web/frontend")
-    forge.post("/ichor delete Service web/frontend")
+    forge.comment("/ichor delete Deployment web/frontend")
+    forge.comment("/ichor delete Service web/frontend")
     hosts = [tmp_path / f"host-{n}" for n in (1, 2)]
     for host in hosts:
         host.mkdir()
     with ThreadPoolExecutor(2) as pool:
-        runs = list(pool.map(lambda host: forge.work(host / "data"), hosts))
+        runs = list(pool.map(lambda host: forge.run_worker(host / "data"), hosts))
     assert [run.code for run in runs] == [0, 0], [run.log[-2000:] for run in runs]
     replies = forge.replies()[-2:]
     opened = {opened_for(forge, reply, "delete") for reply in replies}
-    assert len(opened) == 2 == len(forge.pulls())
+    assert len(opened) == 2 == len(pulls(forge))
     assert sorted(changed(forge, branch)[0] for branch, _ in opened) == [DEPLOYMENT, SERVICE]
 
 
@@ -350,12 +135,12 @@ def ichor_branches(forge: Forge) -> dict[str, str]:
 def test_a_readable_branch_held_by_another_pull_request_is_left_to_it(
     forge: Forge, body: str
 ) -> None:
-    url = forge.plant(READABLE, body)
+    url = forge.plant(READABLE, body).url
     main = forge.git("rev-parse", "main")
     branch, _ = opened_for(forge, forge.ask("/ichor delete Service web/frontend"), "delete")
     assert branch == SERVICE_BRANCH and changed(forge, branch) == [SERVICE]
     # Not that pull request's URL as this object's, and its branch is where it was.
-    assert forge.pulls()[READABLE] == url and ichor_branches(forge)[READABLE] == main
+    assert pulls(forge)[READABLE] == url and ichor_branches(forge)[READABLE] == main
 
 
 def test_a_readable_branch_whose_tip_is_another_change_is_left_to_it(forge: Forge) -> None:
@@ -379,7 +164,7 @@ def test_a_pull_request_on_the_branch_that_is_not_this_objects_is_never_returned
 ) -> None:
     """Both of the Service's names held by pull requests that are not its own: refused."""
     forge.plant(READABLE, body)
-    url = forge.plant(SERVICE_BRANCH, body)
+    url = forge.plant(SERVICE_BRANCH, body).url
     main = forge.git("rev-parse", "main")
     reply = forge.ask("/ichor delete Service web/frontend")
     refusal = (
@@ -387,6 +172,6 @@ def test_a_pull_request_on_the_branch_that_is_not_this_objects_is_never_returned
         f"Service web/frontend in prod ({why}): nothing was pushed while it is open"
     )
     assert reply == f"`/delete` changed nothing: {plain(refusal)}."
-    assert forge.pulls()[SERVICE_BRANCH] == url
+    assert pulls(forge)[SERVICE_BRANCH] == url
     assert forge.pushes() == 0
     assert ichor_branches(forge) == {READABLE: main, SERVICE_BRANCH: main}

@@ -21,10 +21,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.gitea_scenario import GiteaScenario
-from tests.e2e.harness import Bot, WorkerProcess, pull_request_payload, running_bot
-from tests.e2e.test_github_checks import Scenario as GitHubScenario
-from tests.e2e.test_gitlab_checks import GitLabScenario
+from tests.e2e.drivers import Gitea, GitHub, GitLab
+from tests.e2e.harness import Bot, WorkerProcess, running_bot
 from tests.fakeforge import FakeGitHub
 from tests.fakeforge.gitea import FakeGitea
 from tests.fakeforge.gitlab import FakeGitLab
@@ -70,33 +68,17 @@ def _deliveries(
     """Every pull request on its forge, and a reader of a delivery's result there: ``done``
     (one completed check, one final status), ``pending``, or what is wrong."""
     github, gitlab, gitea = forges
-    gh = GitHubScenario(github, bot, tmp_path / "gh")
-    gl = GitLabScenario(gitlab, bot, tmp_path / "gl")
-    gt = GiteaScenario(gitea, bot, tmp_path / "gt")
+    gh = GitHub(github, bot, tmp_path / "gh")
+    gl = GitLab(gitlab, bot, tmp_path / "gl")
+    gt = Gitea(gitea, bot, tmp_path / "gt")
     out: list[Delivery] = []
-    base = gh.base()
-    for number, head in enumerate(_heads(gh.work, PER_FORGE["github"], "gh"), start=1):
-        gh.work.set_ref(f"refs/pull/{number}/head", head)
-    gh.publish()
-    for number in range(1, PER_FORGE["github"] + 1):
-        head = gh.work.git("rev-parse", f"refs/pull/{number}/head").strip()
-        gh.fake.add_pull(gh.full_name, number, head_sha=head, base_sha=base)
-        payload = pull_request_payload(
-            full_name=gh.full_name,
-            clone_url=github.clone_url(gh.full_name),
-            number=number,
-            head_sha=head,
-            base_sha=base,
-        )
-        out.append(Delivery("github", "pull_request", payload, head, str(uuid.uuid4())))
-    base = gl.base()
-    for iid, head in enumerate(_heads(gl.work, PER_FORGE["gitlab"], "gl"), start=1):
-        payload = gl.merge_request(iid, head, base)
-        out.append(Delivery("gitlab", "merge_request", payload, head, str(uuid.uuid4())))
-    base = gt.base()
-    for number, head in enumerate(_heads(gt.work, PER_FORGE["gitea"], "gt"), start=1):
-        payload = gt.pull(number, head, base)
-        out.append(Delivery("gitea", "pull_request", payload, head, str(uuid.uuid4())))
+    pairs = (("gh", gh, "pull_request"), ("gl", gl, "merge_request"), ("gt", gt, "pull_request"))
+    for prefix, forge, event in pairs:
+        forge.base()
+        heads = _heads(forge.local, PER_FORGE[forge.route], prefix)
+        for number, head in enumerate(heads, start=1):
+            payload = forge.pull_request(head, number=number, deliver=False)
+            out.append(Delivery(forge.route, event, payload, head, str(uuid.uuid4())))
 
     def result(d: Delivery) -> str | None:
         if d.forge == "github":

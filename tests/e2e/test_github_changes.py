@@ -1,175 +1,42 @@
-"""End to end on GitHub: change commands → serve → Redis → a real worker → a real ``git push``
-(through ``git http-backend``, which requires the installation token) → a pull request on the
-fake GitHub, exactly once."""
+"""End to end on GitHub: two workers, each with a mirror of its own as on two hosts, given the
+same change request at once: only the Redis lock is shared, and one pull request is opened.
+The change commands themselves, on every forge: :mod:`tests.e2e.test_changes`."""
 
 from __future__ import annotations
 
-import subprocess
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import Bot, running_bot
-from tests.e2e.test_github_commands import READER, Commands
-from tests.fakeforge import FakeGitHub
-from tests.fakeforge.fixtures import fake_github  # noqa: F401 - the fixture
-
-CONFIG = """version: 1
-targets:
-  - name: prod
-    path: clusters/prod
-    approval: {kind: ConfigMap, field: data.state, reasonField: data.decision, fields: [data.mode]}
-  - {name: staging, path: clusters/staging}
-commands:
-  min_permission: write
-"""
-SETTINGS = "clusters/prod/v1/configmaps/web/settings.yaml"
-ORIGINAL = """# the web tier's settings
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: settings  # do not rename
-  namespace: web
-data:
-  mode: prod
-  state: pending
-"""
-
-
-@pytest.fixture(scope="module")
-def bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bot]:
-    with running_bot(tmp_path_factory.mktemp("bot")) as running:
-        yield running
+from tests.e2e.drivers import GitHub
+from tests.e2e.test_changes import BASE, CONFIG, NOTES
+from tests.support.waiting import wait_until
 
 
 @pytest.fixture
-def pr(fake_github: FakeGitHub, bot: Bot, tmp_path: Path) -> Commands:  # noqa: F811
-    scenario = Commands(fake_github, bot, tmp_path, config=CONFIG, extra={SETTINGS: ORIGINAL})
-    scenario.push({"README.md": "changed\n"})
-    return scenario
-
-
-def git(bare: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(bare), *args], check=True, capture_output=True, text=True
-    ).stdout
-
-
-def pushes(fake: FakeGitHub) -> int:
-    return len(fake.git.posts("git-receive-pack"))
-
-
-def test_approve_an_object_opens_one_pull_request_with_the_exact_edit(pr: Commands) -> None:
-    pr.comment("/approve web/settings mode=canary")
-    run = pr.work_once()
-    branch = "ichor/approve-web-settings"
-    assert pr.replies() and "Opened" in pr.replies()[-1], (pr.replies(), run.log[-3000:])
-    opened = [p for p in pr.fake.pulls(pr.full_name) if p["head"]["ref"] == branch]
-    assert len(opened) == 1 and opened[0]["base"]["ref"] == "main"
-    assert opened[0]["title"] == "ichor: approve ConfigMap web/settings"
-    body = opened[0]["body"]
-    assert "maria" in body and "data.state" in body and "pending" in body
-    assert "**The gate on the result**: accepted" in body
-    assert f"Opened {opened[0]['html_url']}" in pr.replies()[-1]
-    # The pushed commit: one file changed, only its intended lines.
-    main = git(pr.bare, "rev-parse", "main").strip()
-    assert git(pr.bare, "rev-parse", f"{branch}^").strip() == main
-    assert git(pr.bare, "diff", "--name-only", main, branch).split() == [SETTINGS]
-    pushed = git(pr.bare, "show", f"{branch}:{SETTINGS}")
-    assert (
-        pushed
-        == ORIGINAL.replace("mode: prod", "mode: canary").replace(
-            "state: pending", "state: approved"
-        )
-        + "  decision: approved by maria\n"
-    )
-    message = git(pr.bare, "log", "-1", "--format=%an%n%B", branch)
-    assert message.startswith("ichor-bot[bot]\nichor: approve ConfigMap web/settings")
-    assert "Requested-by: maria" in message
-    # The same request again: the same pull request, and no push.
-    before = pushes(pr.fake)
-    pr.comment("/approve web/settings mode=canary")
-    pr.work_once()
-    assert pushes(pr.fake) == before
-    assert "already open" in pr.replies()[-1] and opened[0]["html_url"] in pr.replies()[-1]
-    assert len([p for p in pr.fake.pulls(pr.full_name) if p["head"]["ref"] == branch]) == 1
-    pr.assert_clean()
-
-
-def test_ignore_on_a_same_repository_pull_request_goes_into_its_branch(pr: Commands) -> None:
-    pr.push({"clusters/prod/notes.txt": "todo\n"})
-    assert pr.verdict()[0] == "failure"  # a foreign file
-    pr.comment("/ignore notes.txt in prod")
-    run = pr.work_once()
-    assert "Opened" in pr.replies()[-1], (pr.replies(), run.log[-2000:])
-    opened = [p for p in pr.fake.pulls(pr.full_name) if p["head"]["ref"] == "ichor/ignore-prod-pr7"]
-    assert len(opened) == 1 and opened[0]["base"]["ref"] == "feature"
-    text = git(pr.bare, "show", "ichor/ignore-prod-pr7:clusters/prod/.gittargetignore")
-    assert text.startswith("# .gittargetignore") and text.endswith("\n/notes.txt\n")
-    # Its parent is the pull request's head: merging it fixes the pull request.
-    assert git(pr.bare, "rev-parse", "ichor/ignore-prod-pr7^").strip() == pr.head
-    pr.assert_clean()
-
-
-@pytest.mark.parametrize(
-    ("body", "why"),
-    [
-        ("/ignore * in prod", "would ignore every file"),
-        ("/ignore v1/ in prod", "would shadow the managed file"),
-        ("/delete ConfigMap web/settings", "several targets"),
-    ],
-)
-def test_refused_changes_push_nothing(pr: Commands, body: str, why: str) -> None:
-    before = pushes(pr.fake)
-    pr.comment(body)
-    pr.work_once()
-    assert why in pr.replies()[-1]
-    assert pushes(pr.fake) == before
-    assert [p for p in pr.fake.pulls(pr.full_name) if p["head"]["ref"].startswith("ichor/")] == []
-
-
-def test_an_unauthorized_commenter_gets_a_reply_and_no_pull_request(pr: Commands) -> None:
-    pr.comment("/delete ConfigMap web/settings in prod", user=READER)
-    pr.work_once()
-    assert "needs `write` permission" in pr.replies()[-1]
-    assert [p for p in pr.fake.pulls(pr.full_name) if p["head"]["ref"].startswith("ichor/")] == []
-
-
-def test_delete_removes_the_file_when_nothing_else_is_left(pr: Commands) -> None:
-    pr.comment("/delete ConfigMap web/settings in prod")
-    pr.work_once()
-    branch = "ichor/delete-web-settings"
-    main = git(pr.bare, "rev-parse", "main").strip()
-    assert git(pr.bare, "diff", "--name-status", main, branch).split() == ["D", SETTINGS]
-    pr.assert_clean()
+def github(github: GitHub) -> GitHub:
+    github.base(BASE, config=CONFIG)
+    github.push(NOTES)
+    return github
 
 
 def test_two_workers_given_the_same_request_open_exactly_one_pull_request(
-    pr: Commands, tmp_path: Path
+    github: GitHub, tmp_path: Path
 ) -> None:
-    # Two deliveries of the same command (two comments) and two workers, each with a mirror
-    # of its own, as on two hosts: only the Redis lock is shared.
-    before = pushes(pr.fake)
-    pr.comment("/approve web/settings")
-    pr.comment("/approve web/settings")
+    # Two deliveries of the same command (two comments) and two workers.
+    github.comment("/approve web/settings")
+    github.comment("/approve web/settings")
     hosts = [tmp_path / f"host-{n}" for n in (1, 2)]
     for host in hosts:
         host.mkdir()
-    workers = [pr.bot.start_worker(pr.fake.env(), host / "data") for host in hosts]
+    workers = [github.bot.start_worker(github.fake.env(), host / "data") for host in hosts]
     try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline and len(pr.replies()) < 2:
-            time.sleep(0.2)
+        wait_until(lambda: len(github.replies()) == 2, "a reply to each comment", bound=90)
     finally:
         for worker in workers:
             worker.kill()
-    replies = pr.replies()
+    replies = github.replies()
     assert len(replies) == 2, [w.log for w in workers]
-    branch = "ichor/approve-web-settings"
-    opened = [p for p in pr.fake.pulls(pr.full_name) if p["head"]["ref"] == branch]
-    assert len(opened) == 1
-    assert all(opened[0]["html_url"] in r for r in replies), replies
-    assert pushes(pr.fake) == before + 1  # the second found the change there, pushed nothing
-    pr.assert_clean()
+    (pull,) = [p for p in github.pulls() if p.head_ref == "ichor/approve-web-settings"]
+    assert all(pull.url in r for r in replies), replies
+    assert github.pushes() == 1  # the second found the change there, pushed nothing

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.drivers import GitHub
 from tests.e2e.harness import ROOT, Bot, running_bot
-from tests.e2e.test_github_checks import Scenario
 from tests.fakeforge import FakeGitHub
 from tests.fakeforge.fixtures import fake_github  # noqa: F401 - the fixture
 from tests.support.gitops import configmap
@@ -36,22 +36,22 @@ def bot(tmp_path: Path, own_redis: RedisServer) -> Iterator[Bot]:
 
 
 @pytest.fixture
-def scenario(fake_github: FakeGitHub, bot: Bot, tmp_path: Path) -> Scenario:  # noqa: F811
-    return Scenario(fake_github, bot, tmp_path)
+def scenario(fake_github: FakeGitHub, bot: Bot, tmp_path: Path) -> GitHub:  # noqa: F811
+    return GitHub(fake_github, bot, tmp_path)
 
 
-def _clean_pull(scenario: Scenario, number: int) -> dict[str, object]:
-    base = scenario.base()
-    head = scenario.work.commit({"clusters/prod/v1/configmaps/web/extra.yaml": configmap("x")})
-    return scenario.pull(number, head, base)
+def _clean_pull(scenario: GitHub, number: int) -> dict[str, object]:
+    scenario.base()
+    head = scenario.commit({"clusters/prod/v1/configmaps/web/extra.yaml": configmap("x")})
+    return scenario.pull_request(head, number=number, deliver=False)
 
 
-def _statuses(scenario: Scenario) -> list[str]:
+def _statuses(scenario: GitHub) -> list[str]:
     return [r["status"] for r in scenario.check_runs()]
 
 
 def test_a_killed_workers_job_is_retried_soon_and_completes_the_check_run_it_started(
-    scenario: Scenario, bot: Bot
+    scenario: GitHub, bot: Bot
 ) -> None:
     payload = _clean_pull(scenario, 7)
     held = scenario.fake.hold("PATCH", COMPLETE_RUN)
@@ -80,7 +80,7 @@ def test_a_killed_workers_job_is_retried_soon_and_completes_the_check_run_it_sta
 
 
 def test_a_redelivery_of_a_job_whose_worker_died_is_queued_again(
-    scenario: Scenario, bot: Bot
+    scenario: GitHub, bot: Bot
 ) -> None:
     payload = _clean_pull(scenario, 8)
     held = scenario.fake.hold("PATCH", COMPLETE_RUN)
@@ -104,7 +104,7 @@ def test_a_redelivery_of_a_job_whose_worker_died_is_queued_again(
 
 
 def test_a_worker_rides_out_a_redis_outage_and_records_the_result_when_redis_is_back(
-    scenario: Scenario, bot: Bot, own_redis: RedisServer
+    scenario: GitHub, bot: Bot, own_redis: RedisServer
 ) -> None:
     payload = _clean_pull(scenario, 9)
     held = scenario.fake.hold("PATCH", COMPLETE_RUN)
@@ -127,10 +127,9 @@ def test_a_worker_rides_out_a_redis_outage_and_records_the_result_when_redis_is_
 
 
 def test_a_rerequested_check_whose_pull_request_cannot_be_read_ends_saying_why(
-    scenario: Scenario, bot: Bot
+    scenario: GitHub, bot: Bot
 ) -> None:
     head = scenario.base()
-    scenario.publish()
     payload = json.loads(
         (ROOT / "fixtures/webhooks/github/check_suite__rerequested.json").read_text()
     )
@@ -146,7 +145,7 @@ def test_a_rerequested_check_whose_pull_request_cannot_be_read_ends_saying_why(
     suite["pull_requests"][0]["head"]["sha"] = head
     delivery = str(uuid.uuid4())
     assert bot.post("check_suite", payload, delivery) == 202
-    scenario.work_once()
+    scenario.work()
     run = scenario.only_check_run()
     assert (run["status"], run["conclusion"]) == ("completed", "failure")
     assert "could not be completed" in run["output"]["title"].lower()
@@ -159,7 +158,7 @@ def test_a_rerequested_check_whose_pull_request_cannot_be_read_ends_saying_why(
 
 
 def test_a_job_abandoned_with_no_retries_left_still_ends_its_check_saying_why(
-    scenario: Scenario, bot: Bot
+    scenario: GitHub, bot: Bot
 ) -> None:
     payload = _clean_pull(scenario, 10)
     held = scenario.fake.hold("PATCH", COMPLETE_RUN)

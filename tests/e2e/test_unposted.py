@@ -16,8 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.e2e.drivers import GitHub
 from tests.e2e.harness import Bot, WorkerRun, pull_request_payload, running_bot
-from tests.e2e.test_github_checks import Scenario
 from tests.fakeforge import FakeGitHub
 from tests.fakeforge.fixtures import fake_github  # noqa: F401 - the fixture
 from tests.support.gitops import configmap
@@ -33,8 +33,8 @@ def bot(tmp_path: Path) -> Iterator[Bot]:
 
 
 @pytest.fixture
-def scenario(fake_github: FakeGitHub, bot: Bot, tmp_path: Path) -> Scenario:  # noqa: F811
-    return Scenario(fake_github, bot, tmp_path)
+def scenario(fake_github: FakeGitHub, bot: Bot, tmp_path: Path) -> GitHub:  # noqa: F811
+    return GitHub(fake_github, bot, tmp_path)
 
 
 def _job_row(bot: Bot, job_id: str) -> str:
@@ -56,12 +56,12 @@ def _unposted(bot: Bot, forge: str, reason: str) -> float:
     return float(found.group(1))
 
 
-def _pull(scenario: Scenario, number: int) -> dict[str, object]:
-    base = scenario.work.commit(
+def _pull(scenario: GitHub, number: int) -> dict[str, object]:
+    base = scenario.local.commit(
         {".ichor.yaml": "version: 1\ntargets:\n  - {name: prod, path: clusters/prod}\n"}, "base"
     )
-    head = scenario.work.commit({"clusters/prod/v1/configmaps/web/a.yaml": configmap("a")})
-    return scenario.pull(number, head, base)
+    head = scenario.commit({"clusters/prod/v1/configmaps/web/a.yaml": configmap("a")})
+    return scenario.pull_request(head, number=number, base=base, deliver=False)
 
 
 def test_no_app_id_the_job_is_failed_with_why_counted_and_readyz_names_github(
@@ -95,12 +95,12 @@ def test_no_app_id_the_job_is_failed_with_why_counted_and_readyz_names_github(
 
 
 def test_an_installation_that_cannot_be_resolved_is_failed_and_counted(
-    scenario: Scenario,
+    scenario: GitHub,
 ) -> None:
     scenario.deliver(_pull(scenario, 4))
     job = scenario.bot.deliveries[-1]
     scenario.fake.inject("POST", TOKENS, status=404, times=None)
-    run = scenario.work_once()
+    run = scenario.work()
     assert scenario.check_runs() == []
     assert scenario.bot.job_status(job) == "failed", run.log
     row = _job_row(scenario.bot, job)
@@ -110,13 +110,13 @@ def test_an_installation_that_cannot_be_resolved_is_failed_and_counted(
 
 
 def test_a_forge_that_cannot_be_reached_is_said_so_once_retries_are_spent(
-    scenario: Scenario,
+    scenario: GitHub,
 ) -> None:
     scenario.deliver(_pull(scenario, 5))
     job = scenario.bot.deliveries[-1]
     scenario.bot.redis.hset(f"rq:job:{job}", "retries_left", 0)  # its last try
     scenario.fake.inject(status=503, headers={"retry-after": "0"}, times=None)
-    run: WorkerRun = scenario.work_once()
+    run: WorkerRun = scenario.work()
     assert scenario.check_runs() == []
     assert scenario.bot.job_status(job) == "failed", run.log
     row = _job_row(scenario.bot, job)
@@ -125,14 +125,14 @@ def test_a_forge_that_cannot_be_reached_is_said_so_once_retries_are_spent(
 
 
 def test_a_job_that_posted_an_error_check_run_is_not_counted_as_unposted(
-    scenario: Scenario,
+    scenario: GitHub,
 ) -> None:
     payload = _pull(scenario, 6)
     # A base the forge does not have: the fetch fails, and the check run on the head says so.
     payload["pull_request"]["base"]["sha"] = "c" * 40  # type: ignore[index]
     scenario.deliver(payload)
     job = scenario.bot.deliveries[-1]
-    worker = scenario.work_once()
+    worker = scenario.work()
     assert len(scenario.check_runs()) == 1, worker.log
     run = scenario.only_check_run()
     assert run["conclusion"] == "failure" and "could not be completed" in run["output"]["summary"]
@@ -143,14 +143,14 @@ def test_a_job_that_posted_an_error_check_run_is_not_counted_as_unposted(
         assert _unposted(scenario.bot, "github", reason) == 0.0
 
 
-def test_a_check_run_github_refuses_is_failed_with_its_answer(scenario: Scenario) -> None:
+def test_a_check_run_github_refuses_is_failed_with_its_answer(scenario: GitHub) -> None:
     payload = _pull(scenario, 7)
     missing = "c" * 40  # a head the forge does not have: it refuses a check run on it (422)
     payload["pull_request"]["head"]["sha"] = missing  # type: ignore[index]
     scenario.fake.update_pull(scenario.full_name, 7, head_sha=missing)
     scenario.deliver(payload)
     job = scenario.bot.deliveries[-1]
-    worker = scenario.work_once()
+    worker = scenario.work()
     assert scenario.check_runs() == []
     assert scenario.bot.job_status(job) == "failed", worker.log
     row = _job_row(scenario.bot, job)

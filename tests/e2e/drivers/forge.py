@@ -48,6 +48,21 @@ class Pull:
     author: str
     state: str  # open, closed (merged or not)
 
+    @classmethod
+    def of(cls, p: dict[str, Any]) -> Pull:
+        """From a pull request as GitHub's and Gitea's APIs write it (the same shape)."""
+        return cls(
+            p["number"],
+            p["head"]["ref"],
+            p["base"]["ref"],
+            p["head"]["sha"],
+            p["title"],
+            p["body"] or "",
+            p["html_url"],
+            p["user"]["login"],
+            p["state"],
+        )
+
 
 class Comment(NamedTuple):
     """A comment on a pull request (a note on GitLab), as a test reads it on any forge."""

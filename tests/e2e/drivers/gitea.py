@@ -162,7 +162,7 @@ class Gitea(Forge):
         ]
 
     def pulls(self) -> list[Pull]:
-        return [_pull(p) for p in self.fake.pulls(self.full_name)]
+        return [Pull.of(p) for p in self.fake.pulls(self.full_name)]
 
     def plant(self, branch: str, body: str, *, sha: str | None = None, state: str = "open") -> Pull:
         sha = sha or self.rev("main")
@@ -171,7 +171,7 @@ class Gitea(Forge):
         pull = self.fake.add_pull(
             self.full_name, head_sha=sha, head_ref=branch, body=body, user=user, state=state
         )
-        return _pull(pull)
+        return Pull.of(pull)
 
     def lookups(self) -> list[tuple[str, str]]:
         found = (LOOKUP.fullmatch(c.path) for c in self.fake.calls if c.method == "GET")
@@ -193,20 +193,6 @@ class Gitea(Forge):
     def secrets(self) -> list[str]:
         token = self.fake.token
         return [token, base64.b64encode(f"{token}:x-oauth-basic".encode()).decode()]
-
-
-def _pull(p: dict[str, Any]) -> Pull:
-    return Pull(
-        p["number"],
-        p["head"]["ref"],
-        p["base"]["ref"],
-        p["head"]["sha"],
-        p["title"],
-        p["body"] or "",
-        p["html_url"],
-        p["user"]["login"],
-        p["state"],
-    )
 
 
 class GiteaApi:

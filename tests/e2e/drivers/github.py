@@ -202,7 +202,7 @@ class GitHub(Forge):
         ]
 
     def pulls(self) -> list[Pull]:
-        return [_pull(p) for p in self.fake.pulls(self.full_name)]
+        return [Pull.of(p) for p in self.fake.pulls(self.full_name)]
 
     def plant(self, branch: str, body: str, *, sha: str | None = None, state: str = "open") -> Pull:
         sha = sha or self.rev("main")
@@ -246,20 +246,6 @@ class GitHub(Forge):
         assert self.fake.auth_failures == []
         assert self.fake.response_errors == []
         assert all(r.authorized for r in self.fake.git.requests)  # the token on every one
-
-
-def _pull(p: dict[str, Any]) -> Pull:
-    return Pull(
-        p["number"],
-        p["head"]["ref"],
-        p["base"]["ref"],
-        p["head"]["sha"],
-        p["title"],
-        p["body"] or "",
-        p["html_url"],
-        p["user"]["login"],
-        p["state"],
-    )
 
 
 class GitHubApi:

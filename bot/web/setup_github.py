@@ -18,6 +18,7 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import httpx
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
@@ -48,8 +49,10 @@ TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 _WHERE = "GitHub POST /app-manifests/{code}/conversions"  # never the code itself
 
 
-async def exchange_code(api_url: str, code: str) -> AppCredentials:
-    """The App GitHub created for ``code``: its one answer to the conversion."""
+def exchange_code(api_url: str, code: str) -> AppCredentials:
+    """The App GitHub created for ``code``: its one answer to the conversion. Synchronous, like
+    every forge call the bot makes: the callback runs it on a worker thread, never on the
+    event loop."""
     url = api_url.rstrip("/") + conversion_path(code)
     headers = {
         "Accept": "application/vnd.github+json",
@@ -57,11 +60,11 @@ async def exchange_code(api_url: str, code: str) -> AppCredentials:
         "X-GitHub-Api-Version": "2022-11-28",
     }
     try:
-        async with (
-            httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False) as client,
+        with (
+            httpx.Client(timeout=TIMEOUT, follow_redirects=False) as client,
             client.stream("POST", url, headers=headers) as response,
         ):
-            body = await _read_limited(response)
+            body = _read_limited(response)
     except httpx.HTTPError as exc:
         raise TransientForgeError(f"{_WHERE}: {type(exc).__name__}") from None
     if response.status_code != 201:
@@ -71,10 +74,10 @@ async def exchange_code(api_url: str, code: str) -> AppCredentials:
     return parse_conversion(body)
 
 
-async def _read_limited(response: httpx.Response) -> bytes:
+def _read_limited(response: httpx.Response) -> bytes:
     chunks: list[bytes] = []
     size = 0
-    async for chunk in response.aiter_bytes():
+    for chunk in response.iter_bytes():
         size += len(chunk)
         if size > MAX_CONVERSION_BYTES:
             raise ManifestError("GitHub's answer to the code exchange is over 1 MiB")
@@ -155,7 +158,7 @@ def setup_routes(
                 "another browser than the one that started it.",
             )
         try:
-            app = await exchange_code(api_url, code)
+            app = await run_in_threadpool(exchange_code, api_url, code)
         except ForgeStatusError as exc:
             log.warning("GitHub App setup: the code exchange was refused: %s", exc)
             if exc.status == 404:

@@ -26,9 +26,7 @@ from bot.errors import GitStoreError
 from bot.forges.base import GitCredentials, PullRequestRef
 from bot.gate.policy import CONFIG_FILE
 from bot.git.commit import build_commit
-from bot.git.push import push_branch, remote_branch_head
-from bot.git.store import Mirror
-from bot.git.transport import remote_failure, run_remote
+from bot.git.push import push_branch, remote_branch_head, remote_default_branch
 from bot.onboarding.proposal import build_proposal
 from bot.onboarding.proposal_body import BRANCH, TITLE, onboarding_body
 from bot.registry.builtin import crd_catalog
@@ -171,19 +169,3 @@ def _default_branch(
     lists names only)."""
     with services.open_mirror(repo) as mirror:
         return remote_default_branch(mirror, credentials)
-
-
-def remote_default_branch(mirror: Mirror, credentials: GitCredentials | None) -> str:
-    argv = ["-C", str(mirror.path), "ls-remote", "--symref", "origin", "HEAD"]
-    where = f"listing HEAD on {mirror.clone_url}"
-    env = mirror.network_env(credentials)
-    result = run_remote(
-        argv, env, credentials, action="ls-remote", timeout=mirror.timeout, where=where
-    )
-    if result.code != 0:
-        raise remote_failure("ls-remote", where, result.err)
-    for line in result.out.splitlines():
-        target, _, name = line.partition("\t")
-        if name == "HEAD" and target.startswith("ref: refs/heads/"):
-            return target.removeprefix("ref: refs/heads/")
-    raise GitStoreError(f"{mirror.clone_url} names no default branch")

@@ -93,19 +93,35 @@ def remote_branch_head(
     """Where ``refs/heads/<branch>`` points on the forge now (None: no such branch); the
     value a lease expects. Nothing is fetched: ``ls-remote`` lists refs only."""
     ref = _branch_ref(branch)
-    argv = ["-C", str(mirror.path), "ls-remote", "--refs", "origin", ref]
-    where = f"listing {branch} on {mirror.clone_url}"
+    listed = ls_remote(mirror, credentials, ["--refs", ref], f"listing {branch}")
+    for oid, name in listed:
+        if name == ref:  # the pattern also matches refs that merely end with it
+            return _full_oid(oid, "remote value")
+    return None
+
+
+def remote_default_branch(mirror: Mirror, credentials: GitCredentials | None) -> str:
+    """The branch the forge's ``HEAD`` names (the repository's default branch)."""
+    for target, name in ls_remote(mirror, credentials, ["--symref", "HEAD"], "listing HEAD"):
+        if name == "HEAD" and target.startswith("ref: refs/heads/"):
+            return target.removeprefix("ref: refs/heads/")
+    raise GitStoreError(f"{mirror.clone_url} names no default branch")
+
+
+def ls_remote(
+    mirror: Mirror, credentials: GitCredentials | None, args: list[str], doing: str
+) -> list[tuple[str, str]]:
+    """``git ls-remote origin <args>`` as (value, name) pairs: refs only, nothing fetched."""
+    argv = ["-C", str(mirror.path), "ls-remote", *args[:-1], "origin", args[-1]]
+    where = f"{doing} on {mirror.clone_url}"
     env = mirror.network_env(credentials)
     result = run_remote(
         argv, env, credentials, action="ls-remote", timeout=mirror.timeout, where=where
     )
     if result.code != 0:
         raise remote_failure("ls-remote", where, result.err)
-    for line in result.out.splitlines():
-        oid, _, name = line.partition("\t")
-        if name == ref:  # the pattern also matches refs that merely end with it
-            return _full_oid(oid, "remote value")
-    return None
+    pairs = (line.partition("\t") for line in result.out.splitlines())
+    return [(value, name) for value, _, name in pairs]
 
 
 def _ref_status(porcelain: str, ref: str) -> tuple[str, str] | None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from bot.checks.pipeline import CheckHistory
+from bot.checks.report_cache import ReportCache
 from bot.checks.trees import TreeSource, local_tree
 from bot.errors import IchorError, PermanentForgeError
 from bot.forges.base import ForgeAdapter
@@ -78,6 +79,8 @@ class WorkerContext:
     attempts: AttemptCounter | None = None  # None: jobs never run twice (the in-process queue)
     # How each job ended, for the status page and /metrics; None: not kept.
     outcomes: OutcomeStore | None = None
+    # The gate's reports on revisions checked lately (a base serves every pull request on it).
+    reports: ReportCache = field(default_factory=ReportCache)
     _stores: dict[str, GitStore] = field(default_factory=dict)
     _local: threading.local = field(default_factory=threading.local)
     _lock: threading.Lock = field(default_factory=threading.Lock)

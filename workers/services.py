@@ -42,6 +42,7 @@ def check_services(
         heads=context.state.heads,
         cache=context.cache,
         registries=context.registries,
+        reports=context.reports,
         summary_comment=adapter.summary_comment,
         details_url=settings.public_url,
         line_comments=settings.line_comments,

@@ -23,6 +23,7 @@ from bot.checks.compare import CheckComparison, compare_reports, touched_targets
 from bot.checks.findings import TouchedLines
 from bot.checks.output import error_output
 from bot.checks.publish import Publication, publish
+from bot.checks.report_cache import ReportCache
 from bot.checks.request import CheckRequest, MergeBase, Rerun
 from bot.checks.tips import config_at
 from bot.checks.trees import TreeSource
@@ -99,6 +100,9 @@ class CheckServices:
     heads: HeadReader | None = None
     cache: FactsCache | None = None
     registries: RegistryCache | None = None
+    # The gate's reports on revisions checked lately: a base gated once serves every pull
+    # request on it. None: every revision is gated each time.
+    reports: ReportCache | None = None
     summary_comment: bool = False
     details_url: str | None = None
     line_comments: bool = True
@@ -327,8 +331,9 @@ def compare_revisions(
     narrowed = GatePolicy(touched, policy.max_yaml_bytes)
     paths = [CONFIG_FILE, *(t.path for t in touched)]
     paths += [t.capabilities for t in touched if t.capabilities]
-    head_report = _gate(tree, credentials, head, paths, narrowed, services)
-    base_report = _gate(tree, credentials, base, paths, narrowed, services) if base else None
+    repo = request.repo
+    head_report = _gate(tree, credentials, repo, head, paths, narrowed, services)
+    base_report = _gate(tree, credentials, repo, base, paths, narrowed, services) if base else None
     comparison = compare_reports(
         head_report,
         base_report,
@@ -351,13 +356,31 @@ def compare_revisions(
 def _gate(
     tree: TreeSource,
     credentials: GitCredentials | None,
+    repo: RepoRef,
     rev: str,
     paths: list[str],
     policy: GatePolicy,
     services: CheckServices,
 ) -> Report:
+    """The gate's report on ``rev`` of ``repo``, or the one kept for them and ``policy``."""
     if not policy.targets:
         return Report(revision=rev)
+    if services.reports is None:
+        return _gate_now(tree, credentials, rev, paths, policy, services)
+    key = (repo.forge, repo.full_name, repo.clone_url, rev, policy)
+    return services.reports.get(
+        key, lambda: _gate_now(tree, credentials, rev, paths, policy, services)
+    )
+
+
+def _gate_now(
+    tree: TreeSource,
+    credentials: GitCredentials | None,
+    rev: str,
+    paths: list[str],
+    policy: GatePolicy,
+    services: CheckServices,
+) -> Report:
     tree.prefetch_blobs(credentials, rev, paths)
     snapshot = tree.repository().snapshot(rev, paths)
     try:

@@ -59,7 +59,7 @@ PURE = (
     "bot.yaml.*",
     "bot.forges.base",
     "bot.forges.github.manifest",
-    "bot.forges.redaction",
+    "bot.forges.http.redaction",
     "bot.forges.responses",
     "bot.forges.plans",
     "bot.forges.clipping",

@@ -770,7 +770,7 @@ def test_aclose_closes_only_its_own_client(gh: Harness) -> None:
     assert not gh.client.is_closed
     own = GitHubForge(app_id="1", private_key_pem=pem(), api_url=API, web_url="https://github.test")
     own.close()
-    assert own._client.is_closed
+    assert own._seam.client.is_closed
 
 
 def test_a_url_without_a_host_is_refused() -> None:

@@ -7,17 +7,20 @@ import base64
 import time
 from pathlib import Path
 
-import gitlab.exceptions
+import httpx
 import pytest
 
 from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
 from bot.forges.clipping import clip, one_line
+from bot.forges.gitea.http import POLICY as GITEA
 from bot.forges.github import payloads as github_payloads
-from bot.forges.gitlab.api import GitLabAPI
-from bot.forges.http_errors import http_error, phrase
+from bot.forges.github.http import POLICY as GITHUB
+from bot.forges.gitlab.api import POLICY as GITLAB
+from bot.forges.http.errors import http_error, phrase
+from bot.forges.http.redaction import REDACTED, redact, secrets_list, token_forms
+from bot.forges.http.retry import server_wait
+from bot.forges.http.seam import Policy, Seam
 from bot.forges.keyed_locks import KeyedLocks
-from bot.forges.redaction import REDACTED, redact, secrets_list, token_forms
-from bot.forges.retry import server_wait
 from tests.support.together import together
 
 TOKEN = "glpat-0123456789abcdefghij"
@@ -147,7 +150,7 @@ def test_a_failing_holder_frees_its_key() -> None:
 
 # -- purity ---------------------------------------------------------------------------------
 
-PURE = ("plans.py", "clipping.py", "http_errors.py", "redaction.py")
+PURE = ("plans.py", "clipping.py", "http/errors.py", "http/redaction.py")
 IO = {
     "asyncio",
     "httpx",
@@ -187,12 +190,9 @@ def test_the_shared_cores_import_no_io() -> None:
                 )
 
 
-def test_gitlab_redacts_a_token_straddling_the_cut() -> None:
-    api = GitLabAPI("https://gitlab.test", TOKEN, timeout=5, clock=lambda: NOW)
-    try:
-        exc = gitlab.exceptions.GitlabHttpError("x" * 290 + TOKEN, response_code=400)
-        error = api._from_gitlab(exc)
-    finally:
-        api.close()
+@pytest.mark.parametrize("policy", [GITHUB, GITLAB, GITEA])
+def test_every_forge_redacts_a_token_straddling_the_cut(policy: Policy) -> None:
+    answer = httpx.Response(400, json={"message": "x" * 290 + TOKEN})
+    error = Seam(policy).error("X", answer, secrets_list(token_forms(TOKEN)))
     assert TOKEN[:10] not in str(error) and REDACTED in str(error)
     assert isinstance(error, ForgeStatusError) and TOKEN[:10] not in error.message

@@ -13,9 +13,9 @@ from urllib.parse import quote, urlsplit
 from bot.errors import ForgeError, PermanentForgeError
 from bot.forges import clipping, responses
 from bot.forges.base import Annotation, CheckAction, Conclusion, Permission, PullRequestRef
-from bot.forges.http_errors import detail
-from bot.forges.http_errors import http_error as common_http_error
-from bot.forges.retry import server_wait
+from bot.forges.http.errors import detail
+from bot.forges.http.errors import http_error as common_http_error
+from bot.forges.http.retry import server_wait
 from bot.repos import RepoRef
 
 ANNOTATIONS_PER_REQUEST = 50  # the check-runs API's limit per request

@@ -21,9 +21,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import gitlab
-import gitlab.exceptions
 
-from bot.errors import PermanentForgeError
+from bot.errors import ForgeStatusError, PermanentForgeError
 from bot.forges.base import ForgeComment, Permission, Reaction
 from bot.forges.gitlab.api import PER_PAGE, by_bot
 
@@ -138,9 +137,9 @@ def access_level(gl: gitlab.Gitlab, project: str, user: str) -> int:
         return 0
     try:
         member = gl.projects.get(project, lazy=True).members_all.get(account.attributes["id"])
-    except gitlab.exceptions.GitlabGetError as exc:
+    except ForgeStatusError as exc:
         # Not a member: "404 Not found". "404 Project Not Found" is the token's, not theirs.
-        if exc.response_code == 404 and "project" not in str(exc.error_message).lower():
+        if exc.status == 404 and "project" not in exc.message.lower():
             return 0
         raise
     attributes = member.attributes

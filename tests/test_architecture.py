@@ -119,10 +119,7 @@ ADAPTER = (
 OUTSIDE_THE_GATE = ("bot.checks*", "bot.cli*", "bot.state*", "bot.forges*", "bot.web*", "workers*")
 
 # (importer, imported) pairs that break a rule today, each with what removes it (issue 12).
-KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
-    # Item 1: one HTTP-error mapping among the shared forge parts.
-    ("bot.web.setup_github", "bot.forges.github.payloads"): "item 1: shared HTTP-error mapping",
-}
+KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,6 @@ from urllib.parse import urlsplit
 import gitlab
 import gitlab.exceptions
 import httpx
-import requests
 
 from bot.errors import PermanentForgeError, TransientForgeError
 from bot.forges import clipping
@@ -93,8 +92,6 @@ class GitLabAPI:
             raise self._error(TransientForgeError, "unreadable response") from None
         except gitlab.exceptions.GitlabError as exc:  # not an answer's status: the seam's
             raise self._error(PermanentForgeError, str(exc.error_message)) from None
-        except requests.RequestException as exc:  # a URL requests refuses to send
-            raise self._error(PermanentForgeError, type(exc).__name__) from None
 
     def _error(
         self, kind: type[TransientForgeError] | type[PermanentForgeError], said: str

@@ -12,11 +12,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 import requests.adapters
 from requests.structures import CaseInsensitiveDict
 
+from bot.errors import PermanentForgeError
+from bot.forges.http.redaction import redact
 from bot.forges.http.seam import Seam
 
 
@@ -69,9 +72,18 @@ class SeamSession(requests.Session):
         super().__init__()
         self.trust_env = False  # the seam's client reads the environment (proxies) itself
         self._last = threading.local()
+        self._forge, self._secrets = seam.policy.forge, secrets
         through = _Through(seam, secrets, self._last)
         self.mount("http://", through)
         self.mount("https://", through)
+
+    def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+        try:
+            return super().request(method, url, *args, **kwargs)
+        except requests.RequestException as exc:  # refused before sending: a bad URL
+            path = urlsplit(str(url)).path
+            error = PermanentForgeError(f"{self._forge} {method} {path}: {type(exc).__name__}")
+            raise redact(error, self._secrets) from None
 
     def last_request(self) -> tuple[str, str] | None:
         """This thread's last request: its method and URL."""

@@ -612,7 +612,9 @@ def test_every_forge_request_goes_through_the_seam() -> None:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            func = node.func if isinstance(node, ast.Call) else None
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
             if (
                 isinstance(func, ast.Attribute)
                 and isinstance(func.value, ast.Name)

@@ -51,7 +51,7 @@ def run(
     *,
     private_key_pem: str | None = None,
 ) -> T:
-    """``make(forge)`` with a fresh forge (and so a fresh token) on one event loop."""
+    """``make(forge)`` with a fresh forge (and so a fresh token), closed after."""
 
     def nap(seconds: float) -> None:
         pass

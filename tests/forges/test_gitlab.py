@@ -73,7 +73,7 @@ def forge(fake: FakeGitLab, sleeps: Sleeps) -> GitLabForge:
 
 
 def run(forge: GitLabForge, body: Callable[[], T]) -> T:
-    """``body()`` on a fresh loop, closing the forge after (every test is one loop)."""
+    """``body()``, closing the forge after."""
 
     def main() -> T:
         try:

@@ -18,9 +18,9 @@ bot's own; a comment is edited when its ``updated_at`` differs from its ``create
 reaction is ``POST .../issues/comments/{id}/reactions`` (comment ids are the instance's, the
 pull request is not in the path); Gitea answers 201, or 200 for a reaction already given.
 
-Every call runs under :func:`bot.forges.http.retry.with_retries`, and the unit retried is a whole
-operation (list, then write), so a retry after a lost response re-reads instead of writing
-twice.
+Every call runs under the seam's retry policy (:meth:`bot.forges.http.seam.Seam.run`), and the
+unit retried is a whole operation (list, then write), so a retry after a lost response
+re-reads instead of writing twice.
 """
 
 from __future__ import annotations

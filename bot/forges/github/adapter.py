@@ -1,10 +1,11 @@
 """The GitHub adapter: check runs, comments and reactions, line comments, permissions and PRs.
 
-Requests go through :class:`bot.forges.github.http.GitHubHTTP`: every failure leaves it as a
-:class:`bot.errors.ForgeError` whose text names the method, path and status and never a
-credential. Every call runs under :func:`bot.forges.http.retry.with_retries`, and the unit retried
-is a whole operation (find-then-write included), so a retry after a lost response re-reads
-state instead of writing twice.
+Requests go through :class:`bot.forges.github.http.GitHubHTTP` and the request seam: every
+failure leaves it as a :class:`bot.errors.ForgeError` whose text names the method, path and
+status and never a credential. Every call runs under the seam's retry policy
+(:meth:`bot.forges.http.seam.Seam.run`), and the unit retried is a whole operation
+(find-then-write included), so a retry after a lost response re-reads state instead of
+writing twice.
 
 Request and response shaping lives in :mod:`bot.forges.github.payloads`, the conversation
 (summary, replies, the listing, reactions) in :mod:`bot.forges.github.comments`, line comments

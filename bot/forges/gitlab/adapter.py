@@ -1,12 +1,12 @@
 """The GitLab adapter: a commit status, the one summary note, diff discussions, merge
 requests, and what comment commands need (permissions, the bot's login, award emoji, replies,
-notes read back: :mod:`.gitlab_commands`), over GitLab's REST API v4 with python-gitlab (see
-:mod:`.gitlab_api`).
+notes read back: :mod:`.notes`), over GitLab's REST API v4 with python-gitlab sending
+through the request seam (see :mod:`.api`).
 
-Every call runs under :func:`bot.forges.http.retry.with_retries`, and the unit retried is a whole
-operation (list-then-write included), so a retry after a lost response re-reads state instead
-of writing twice. Every failure leaves as a :class:`bot.errors.ForgeError` naming the method,
-path and status and never the token.
+Every call runs under the seam's retry policy (:meth:`bot.forges.http.seam.Seam.run`), and the
+unit retried is a whole operation (list-then-write included), so a retry after a lost
+response re-reads state instead of writing twice. Every failure leaves as a
+:class:`bot.errors.ForgeError` naming the method, path and status and never the token.
 
 Commit status policy. GitLab's states are pending, running, success, failed and canceled, and
 posting the state a status already has is refused with 400 ("Cannot transition status via

@@ -1,6 +1,6 @@
 """GitLab diff discussions: the bot's line comments on a merge request, one discussion per
 finding, resolved when the finding is gone and reopened when it comes back (unless a person
-resolved it). Runs under :meth:`.gitlab_api.GitLabAPI.run`."""
+resolved it). Runs under :meth:`.api.GitLabAPI.run`."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """What comment commands need from GitLab: a merge request's notes read back as
 :class:`bot.forges.base.ForgeComment`, award emoji on a note, a new note, and a user's access
 level. The functions taking a client or a merge request run under
-:meth:`.gitlab_api.GitLabAPI.run`; the others only read payloads.
+:meth:`.api.GitLabAPI.run`; the others only read payloads.
 
 Edited. GitLab's REST note has ``created_at`` and ``updated_at`` only (``last_edited_at`` is in
 webhook and UI payloads, and is trusted where present). ``updated_at`` also moves when a thread

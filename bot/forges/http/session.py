@@ -47,8 +47,12 @@ class _Through(requests.adapters.BaseAdapter):
             body = body.encode("utf-8")
         elif body is not None and not isinstance(body, bytes):
             body = b"".join(body)  # an iterable of bytes (a multipart upload)
+        # httpx asks for the encodings it can decode itself, and the seam's client its own
+        # connection handling: requests' values for those two are not passed on.
         headers = {
-            k: v if isinstance(v, str) else v.decode("latin-1") for k, v in request.headers.items()
+            k: v if isinstance(v, str) else v.decode("latin-1")
+            for k, v in request.headers.items()
+            if k.lower() not in ("accept-encoding", "connection")
         }
         answer = self._seam.send(method, url, secrets=self._secrets, headers=headers, content=body)
         response = requests.Response()

@@ -59,7 +59,7 @@ PURE = (
     "bot.yaml.*",
     "bot.forges.base",
     "bot.forges.github.manifest",
-    "bot.forges.redaction",
+    "bot.forges.http.redaction",
     "bot.forges.responses",
     "bot.forges.plans",
     "bot.forges.clipping",
@@ -119,10 +119,7 @@ ADAPTER = (
 OUTSIDE_THE_GATE = ("bot.checks*", "bot.cli*", "bot.state*", "bot.forges*", "bot.web*", "workers*")
 
 # (importer, imported) pairs that break a rule today, each with what removes it (issue 12).
-KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
-    # Item 1: one HTTP-error mapping among the shared forge parts.
-    ("bot.web.setup_github", "bot.forges.github.payloads"): "item 1: shared HTTP-error mapping",
-}
+KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -600,3 +597,40 @@ def test_the_workers_side_runs_no_event_loop() -> None:
             if i.imported in ASYNC_MODULES or _top(i.imported) in ASYNC_MODULES
         ]
     assert found == [], "an event loop on the workers' side:\n" + "\n".join(found)
+
+
+# Rule 8 of docs/architecture.md: one request seam. Outside bot/forges/http no module sends an
+# HTTP request or builds a client (the CLI's replay posts to the bot's own webhook, not a forge).
+SEAM = ("bot.forges.http", "bot.forges.http.*", "bot.cli.replay")
+HTTP_LIBRARIES = frozenset({"requests", "urllib.request", "http.client", "aiohttp", "urllib3"})
+
+
+def test_every_forge_request_goes_through_the_seam() -> None:
+    found = []
+    for name, path in _modules().items():
+        if _matches(name, SEAM):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.value.id == "httpx"
+            ):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: calls httpx.{func.attr}")
+        found += [
+            f"{path.relative_to(ROOT)}:{i.line}: imports {i.imported}"
+            for i in imports_of(name)
+            if i.imported in HTTP_LIBRARIES or _top(i.imported) in HTTP_LIBRARIES
+        ]
+    assert found == [], "a request outside the seam (bot/forges/http):\n" + "\n".join(found)
+
+
+def test_the_seam_rule_sees_a_request_and_a_library() -> None:
+    tree = ast.parse("import httpx\nhttpx.Client()\n")
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    assert len(calls) == 1 and isinstance(calls[0].func, ast.Attribute)
+    assert _top("requests.adapters") in HTTP_LIBRARIES

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from bot.errors import GitStoreError, IchorError, PermanentForgeError, TransientForgeError
 from bot.forges.base import GitCredentials
-from bot.forges.redaction import header_forms, scrub, secrets_list
+from bot.forges.http.redaction import header_forms, scrub, secrets_list
 from bot.git.repository import git_environment
 
 # No userinfo, query, fragment, escapes (a %2e%2e segment) or quoting trouble.

@@ -5,13 +5,16 @@ the browser back to the callback with a code, which is exchanged (once, unauthen
 the App's id, webhook secret and private key, shown on a page that is never cached. The
 secrets are never logged. Only served when ``ICHOR_SETUP_ENABLED`` is true.
 
+The exchange is the one forge call the web process makes: it is sent through the request seam
+(:mod:`bot.forges.http`), synchronously, in a worker thread (``run_in_threadpool``), so the
+event loop never waits on GitHub.
+
 The App's URLs are built from ``ICHOR_PUBLIC_URL`` when it is set, else from the address the
 page was opened at (shown on the page, so a wrong one is seen before anything is created).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -23,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from bot.errors import ForgeError, ForgeStatusError, TransientForgeError
+from bot.errors import ForgeError, ForgeStatusError
 from bot.forges.github.manifest import (
     MAX_CONVERSION_BYTES,
     AppCredentials,
@@ -36,7 +39,7 @@ from bot.forges.github.manifest import (
     parse_conversion,
     public_base,
 )
-from bot.forges.github.payloads import http_error
+from bot.forges.http.seam import Policy, Seam
 from bot.settings import Settings
 from bot.web.setup_pages import render_created, render_refused, render_start, security_headers
 from bot.web.setup_states import SetupStates
@@ -45,53 +48,34 @@ log = logging.getLogger("ichor.web.setup")
 
 PAGE = "/setup/github"
 COOKIE = "ichor_setup_state"
-TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 _WHERE = "GitHub POST /app-manifests/{code}/conversions"  # never the code itself
+_HEADERS = {
+    "Accept": "application/vnd.github+json",
+    "User-Agent": "ichor-bot",
+    "X-GitHub-Api-Version": "2022-11-28",
+}
+# GitHub's: a 403 naming a wait is a rate limit. Unauthenticated, the exchange is sent once.
+_POLICY = Policy("GitHub", limits_with_403=True, attempts=1)
 
 
-def exchange_code(api_url: str, code: str) -> AppCredentials:
-    """The App GitHub created for ``code``: its one answer to the conversion. Synchronous, like
-    every forge call the bot makes: the callback runs it on a worker thread, never on the
-    event loop."""
-    url = api_url.rstrip("/") + conversion_path(code)
-    headers = {
-        "Accept": "application/vnd.github+json",
-        "User-Agent": "ichor-bot",
-        "X-GitHub-Api-Version": "2022-11-28",
-    }
+def exchange_code(api_url: str, code: str, client: httpx.Client | None = None) -> AppCredentials:
+    """The App GitHub created for ``code``: its one answer to the conversion. Synchronous,
+    through the request seam as every forge call is; the callback runs it in a thread."""
+    seam = Seam(_POLICY, client)
     try:
-        with (
-            httpx.Client(timeout=TIMEOUT, follow_redirects=False) as client,
-            client.stream("POST", url, headers=headers) as response,
-        ):
-            body = _read_limited(response)
-    except httpx.HTTPError as exc:
-        raise TransientForgeError(f"{_WHERE}: {type(exc).__name__}") from None
-    if response.status_code != 201:
-        raise http_error(
-            _WHERE, response.status_code, response.headers, _message(body), now=time.time()
+        response = seam.send(
+            "POST",
+            api_url.rstrip("/") + conversion_path(code),
+            where=_WHERE,
+            secrets=(code,),
+            headers=_HEADERS,
+            limit=MAX_CONVERSION_BYTES,
         )
-    return parse_conversion(body)
-
-
-def _read_limited(response: httpx.Response) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    for chunk in response.iter_bytes():
-        size += len(chunk)
-        if size > MAX_CONVERSION_BYTES:
-            raise ManifestError("GitHub's answer to the code exchange is over 1 MiB")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def _message(body: bytes) -> str:
-    try:
-        value = json.loads(body)
-    except ValueError:
-        return ""
-    message = value.get("message") if isinstance(value, dict) else None
-    return message if isinstance(message, str) else ""
+    finally:
+        seam.close()
+    if response.status_code != 201:
+        raise seam.error(_WHERE, response, (code,))
+    return parse_conversion(response.content)
 
 
 def setup_routes(

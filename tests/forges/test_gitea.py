@@ -78,7 +78,7 @@ def repo(fake: FakeGitea) -> RepoRef:
 
 
 class Driver:
-    """Runs adapter calls on one event loop; sleeps are recorded, not slept."""
+    """Runs adapter calls; sleeps are recorded, not slept."""
 
     def __init__(
         self, fake: FakeGitea, token: str | None = None, *, timeout: float | None = None

@@ -765,12 +765,12 @@ def test_from_settings_names_the_missing_variable(tmp_path: Path) -> None:
     forge.close()
 
 
-def test_aclose_closes_only_its_own_client(gh: Harness) -> None:
+def test_close_closes_only_its_own_client(gh: Harness) -> None:
     gh.run(lambda f: f.close())
     assert not gh.client.is_closed
     own = GitHubForge(app_id="1", private_key_pem=pem(), api_url=API, web_url="https://github.test")
     own.close()
-    assert own._client.is_closed
+    assert own._seam.client.is_closed
 
 
 def test_a_url_without_a_host_is_refused() -> None:

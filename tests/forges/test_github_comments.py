@@ -15,7 +15,7 @@ import pytest
 from bot.errors import ForgeError, ForgeStatusError, PermanentForgeError, TransientForgeError
 from bot.forges.base import CheckAction, CheckOutput, Conclusion, ForgeComment, Permission
 from bot.forges.github.adapter import GitHubForge
-from bot.forges.redaction import token_forms
+from bot.forges.http.redaction import token_forms
 from bot.repos import ForgeKind, RepoRef
 from tests.fakeforge import FakeGitHub
 from tests.fakeforge.github import iso, new_private_key
@@ -51,7 +51,7 @@ def run(
     *,
     private_key_pem: str | None = None,
 ) -> T:
-    """``make(forge)`` with a fresh forge (and so a fresh token) on one event loop."""
+    """``make(forge)`` with a fresh forge (and so a fresh token), closed after."""
 
     def nap(seconds: float) -> None:
         pass

@@ -52,7 +52,7 @@ def finding(n: int, path: str = "clusters/prod/x.yaml", line: int | None = None)
 
 
 def run(fake: FakeGitHub, make: Callable[[GitHubForge], T]) -> T:
-    """``make(forge)`` with a fresh forge (and so a fresh token) on one event loop."""
+    """``make(forge)`` with a fresh forge (and so a fresh token), closed after."""
 
     def nap(seconds: float) -> None:
         pass

@@ -73,7 +73,7 @@ def forge(fake: FakeGitLab, sleeps: Sleeps) -> GitLabForge:
 
 
 def run(forge: GitLabForge, body: Callable[[], T]) -> T:
-    """``body()`` on a fresh loop, closing the forge after (every test is one loop)."""
+    """``body()``, closing the forge after."""
 
     def main() -> T:
         try:
@@ -649,7 +649,7 @@ def test_a_refused_connection_is_transient_and_says_where(sleeps: Sleeps) -> Non
         port = sock.getsockname()[1]
     token = "glpat-secret-secret-1"
     forge = GitLabForge(url=f"http://127.0.0.1:{port}", token=token, sleep=sleeps)
-    with pytest.raises(TransientForgeError, match=f"GitLab POST {STATUS}: ConnectionError") as e:
+    with pytest.raises(TransientForgeError, match=f"GitLab POST {STATUS}: ConnectError") as e:
         run(forge, lambda: forge.start_check(REPO, SHA, external_id="x"))
     assert token not in str(e.value)
     assert len(sleeps) == 4

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from bot.forges.redaction import REDACTED, header_forms, scrub, secrets_list, token_forms
+from bot.forges.http.redaction import REDACTED, header_forms, scrub, secrets_list, token_forms
 
 TOKEN = "s3cr3t-t0ken-value"
 

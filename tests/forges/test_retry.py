@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from bot.errors import PermanentForgeError, TransientForgeError
-from bot.forges.retry import backoff_delay, with_retries
+from bot.forges.http.retry import backoff_delay, with_retries
 
 
 class Script:

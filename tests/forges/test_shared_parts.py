@@ -7,17 +7,19 @@ import base64
 import time
 from pathlib import Path
 
-import gitlab.exceptions
+import httpx
 import pytest
 
 from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
 from bot.forges.clipping import clip, one_line
-from bot.forges.github import payloads as github_payloads
-from bot.forges.gitlab.api import GitLabAPI
-from bot.forges.http_errors import http_error, phrase
+from bot.forges.gitea.http import POLICY as GITEA
+from bot.forges.github.http import POLICY as GITHUB
+from bot.forges.gitlab.api import POLICY as GITLAB
+from bot.forges.http.errors import http_error, phrase
+from bot.forges.http.redaction import REDACTED, redact, secrets_list, token_forms
+from bot.forges.http.retry import server_wait
+from bot.forges.http.seam import SECONDARY_LIMIT_WAIT, Policy, Seam
 from bot.forges.keyed_locks import KeyedLocks
-from bot.forges.redaction import REDACTED, redact, secrets_list, token_forms
-from bot.forges.retry import server_wait
 from tests.support.together import together
 
 TOKEN = "glpat-0123456789abcdefghij"
@@ -57,7 +59,7 @@ def test_a_token_straddling_the_cut_is_redacted_before_the_message_is_shortened(
     secrets = secrets_list(token_forms(TOKEN))
     for error in (
         http_error("X", 400, message, secrets=secrets),
-        github_payloads.http_error("X", 400, {}, message, now=NOW, secrets=secrets),
+        Seam(GITHUB).error("X", httpx.Response(400, json={"message": message}), secrets),
     ):
         assert secret[:10] not in str(error) and REDACTED in str(error)
         assert isinstance(error, ForgeStatusError) and secret[:10] not in error.message
@@ -70,15 +72,18 @@ def test_redact_cuts_every_form_from_the_text_and_the_message() -> None:
 
 
 def test_github_reads_its_rate_limit_403s_as_transient() -> None:
+    seam = Seam(GITHUB, clock=lambda: NOW)
+
+    def answer(headers: dict[str, str], message: str) -> httpx.Response:
+        return httpx.Response(403, headers=headers, json={"message": message})
+
     exhausted = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(NOW + 30)}
-    limited = github_payloads.http_error("G", 403, exhausted, "limit", now=NOW)
+    limited = seam.error("G", answer(exhausted, "limit"), ())
     assert isinstance(limited, TransientForgeError) and limited.retry_after == 30.0
-    secondary = github_payloads.http_error(
-        "G", 403, {}, "You have exceeded a secondary rate limit", now=NOW
-    )
+    secondary = seam.error("G", answer({}, "You have exceeded a secondary rate limit"), ())
     assert isinstance(secondary, TransientForgeError)
-    assert secondary.retry_after == github_payloads.SECONDARY_LIMIT_WAIT
-    refused = github_payloads.http_error("G", 403, {"x-ratelimit-remaining": "9"}, "no", now=NOW)
+    assert secondary.retry_after == SECONDARY_LIMIT_WAIT
+    refused = seam.error("G", answer({"x-ratelimit-remaining": "9"}, "no"), ())
     assert isinstance(refused, ForgeStatusError) and refused.status == 403
 
 
@@ -147,7 +152,7 @@ def test_a_failing_holder_frees_its_key() -> None:
 
 # -- purity ---------------------------------------------------------------------------------
 
-PURE = ("plans.py", "clipping.py", "http_errors.py", "redaction.py")
+PURE = ("plans.py", "clipping.py", "http/errors.py", "http/redaction.py")
 IO = {
     "asyncio",
     "httpx",
@@ -187,12 +192,9 @@ def test_the_shared_cores_import_no_io() -> None:
                 )
 
 
-def test_gitlab_redacts_a_token_straddling_the_cut() -> None:
-    api = GitLabAPI("https://gitlab.test", TOKEN, timeout=5, clock=lambda: NOW)
-    try:
-        exc = gitlab.exceptions.GitlabHttpError("x" * 290 + TOKEN, response_code=400)
-        error = api._from_gitlab(exc)
-    finally:
-        api.close()
+@pytest.mark.parametrize("policy", [GITHUB, GITLAB, GITEA])
+def test_every_forge_redacts_a_token_straddling_the_cut(policy: Policy) -> None:
+    answer = httpx.Response(400, json={"message": "x" * 290 + TOKEN})
+    error = Seam(policy).error("X", answer, secrets_list(token_forms(TOKEN)))
     assert TOKEN[:10] not in str(error) and REDACTED in str(error)
     assert isinstance(error, ForgeStatusError) and TOKEN[:10] not in error.message

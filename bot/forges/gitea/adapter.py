@@ -18,9 +18,9 @@ bot's own; a comment is edited when its ``updated_at`` differs from its ``create
 reaction is ``POST .../issues/comments/{id}/reactions`` (comment ids are the instance's, the
 pull request is not in the path); Gitea answers 201, or 200 for a reaction already given.
 
-Every call runs under :func:`bot.forges.retry.with_retries`, and the unit retried is a whole
-operation (list, then write), so a retry after a lost response re-reads instead of writing
-twice.
+Every call runs under the seam's retry policy (:meth:`bot.forges.http.seam.Seam.run`), and the
+unit retried is a whole operation (list, then write), so a retry after a lost response
+re-reads instead of writing twice.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from urllib.parse import quote
 
 import httpx
 
-from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
+from bot.errors import ForgeStatusError, PermanentForgeError
 from bot.forges.base import (
     CHECK_NAME,
     SUMMARY_MARKER,
@@ -72,7 +72,6 @@ from bot.forges.keyed_locks import KeyedLocks
 from bot.forges.plans import PostedComment, SummaryAction, plan_summary, summary_body
 from bot.forges.pulls import open_or_find
 from bot.forges.responses import described_repository
-from bot.forges.retry import with_retries
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 
@@ -96,8 +95,7 @@ class GiteaForge:
         sleep: Callable[[float], None] = time.sleep,
         check_name: str = CHECK_NAME,
     ) -> None:
-        self._http = GiteaHTTP(url, token, client)
-        self._sleep = sleep
+        self._http = GiteaHTTP(url, token, client, sleep=sleep)
         self._check_name = check_name
         self._me: dict[str, Any] | None = None
         self._me_lock = threading.Lock()
@@ -340,8 +338,4 @@ class GiteaForge:
         return sorted(found, key=lambda c: int(field(c, "id", f"GET {path}")))
 
     def _retrying(self, call: Callable[[], T]) -> T:
-        return with_retries(call, sleep=self._sleep, on_retry=_log_retry)
-
-
-def _log_retry(exc: TransientForgeError, delay: float) -> None:
-    log.warning("%s; retrying in %.1fs", exc, delay)
+        return self._http.seam.run(call)

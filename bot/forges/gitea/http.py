@@ -19,7 +19,7 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 
-from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
+from bot.errors import PermanentForgeError, TransientForgeError
 from bot.forges import responses
 from bot.forges.base import (
     Conclusion,
@@ -30,10 +30,8 @@ from bot.forges.base import (
     finding_marker,
 )
 from bot.forges.clipping import one_line
-from bot.forges.http_errors import http_error
-from bot.forges.redaction import secrets_list, token_forms
-from bot.forges.retry import server_wait
-from bot.forges.seam import Seam, new_client
+from bot.forges.http.redaction import secrets_list, token_forms
+from bot.forges.http.seam import Policy, Seam
 from bot.repos import RepoRef
 
 # Gitea's MAX_RESPONSE_ITEMS defaults to 50 and caps ``limit``; an instance may cap it lower,
@@ -41,7 +39,19 @@ from bot.repos import RepoRef
 FORGES = ("gitea", "forgejo")  # RepoRef.forge values this adapter serves
 PAGE_SIZE = 50
 MAX_PAGES = 100  # a server that ignores ``page`` must not loop us forever
-_MAX_MESSAGE = 64 * 1024  # of an error body read for its message (then scrubbed, then cut)
+
+
+def _hint(response: httpx.Response) -> str:
+    status = response.status_code
+    if 300 <= status < 400:
+        # Gitea redirects a renamed repository; the caller must use the new name.
+        return f" (redirected to {response.headers.get('location', '')})"
+    if status == 401:
+        return " (the token was refused: check ICHOR_GITEA_TOKEN and its scopes)"
+    return ""
+
+
+POLICY = Policy("Gitea", hint=_hint)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +61,7 @@ class Reply:
 
 
 class GiteaHTTP:
-    """Requests to ``<url>/api/v1`` with ``Authorization: token <token>``."""
+    """Requests to ``<url>/api/v1`` with ``Authorization: token <token>``, through the seam."""
 
     def __init__(
         self,
@@ -60,6 +70,7 @@ class GiteaHTTP:
         client: httpx.Client | None = None,
         *,
         clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -77,13 +88,10 @@ class GiteaHTTP:
         # The token as sent here, and as git sends it (the Basic user name, see git_credentials).
         self._secrets = secrets_list(token_forms(token))
         self._headers = {"Authorization": f"token {token}", "Accept": "application/json"}
-        self._owns_client = client is None
-        self._client = client if client is not None else new_client()
-        self._seam = Seam(self._client, _http_error, clock=clock)
+        self.seam = Seam(POLICY, client, clock=clock, sleep=sleep)
 
     def close(self) -> None:
-        if self._owns_client:
-            self._client.close()
+        self.seam.close()
 
     def send(
         self,
@@ -95,7 +103,7 @@ class GiteaHTTP:
     ) -> Reply:
         """One request; ``path`` is below ``/api/v1`` and already percent-encoded."""
         where = f"Gitea {method} {path}"
-        response = self._seam.send(
+        response = self.seam.send(
             method,
             self.api + path,
             where=where,
@@ -137,36 +145,6 @@ class GiteaHTTP:
             if not fresh or (total is not None and len(items) >= total):
                 break
         return items
-
-
-def _http_error(
-    where: str, response: httpx.Response, secrets: Sequence[str], now: float
-) -> ForgeError:
-    status, hint = response.status_code, ""
-    if 300 <= status < 400:
-        # Gitea redirects a renamed repository; the caller must use the new name.
-        hint = f" (redirected to {response.headers.get('location', '')})"
-    elif status == 401:
-        hint = " (the token was refused: check ICHOR_GITEA_TOKEN and its scopes)"
-    wait = server_wait(response.headers, now)
-    return http_error(
-        where, status, _message(response), secrets=secrets, retry_after=wait, hint=hint
-    )
-
-
-def _message(response: httpx.Response) -> str:
-    """Gitea's error ``message`` (plus its ``errors``), else the start of the body."""
-    try:
-        body = response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return response.text[:_MAX_MESSAGE]
-    if not isinstance(body, dict):
-        return ""
-    message = str(body.get("message") or "")
-    errors = body.get("errors")
-    if isinstance(errors, list) and errors:
-        message = "; ".join([message, *map(str, errors)]).strip("; ")
-    return message
 
 
 def _int(value: str | None) -> int | None:

@@ -1,10 +1,11 @@
 """The GitHub adapter: check runs, comments and reactions, line comments, permissions and PRs.
 
-Requests go through :class:`bot.forges.github.http.GitHubHTTP`: every failure leaves it as a
-:class:`bot.errors.ForgeError` whose text names the method, path and status and never a
-credential. Every call runs under :func:`bot.forges.retry.with_retries`, and the unit retried
-is a whole operation (find-then-write included), so a retry after a lost response re-reads
-state instead of writing twice.
+Requests go through :class:`bot.forges.github.http.GitHubHTTP` and the request seam: every
+failure leaves it as a :class:`bot.errors.ForgeError` whose text names the method, path and
+status and never a credential. Every call runs under the seam's retry policy
+(:meth:`bot.forges.http.seam.Seam.run`), and the unit retried is a whole operation
+(find-then-write included), so a retry after a lost response re-reads state instead of
+writing twice.
 
 Request and response shaping lives in :mod:`bot.forges.github.payloads`, the conversation
 (summary, replies, the listing, reactions) in :mod:`bot.forges.github.comments`, line comments
@@ -47,7 +48,7 @@ from bot.forges.github import comments as github_comments
 from bot.forges.github import pulls as github_pulls
 from bot.forges.github import reviews as github_reviews
 from bot.forges.github.auth import InstallationTokens, load_private_key
-from bot.forges.github.http import GitHubHTTP
+from bot.forges.github.http import POLICY, GitHubHTTP
 from bot.forges.github.payloads import (
     ANNOTATIONS_PER_REQUEST,
     CONCLUSIONS,
@@ -63,10 +64,9 @@ from bot.forges.github.payloads import (
     repo_path,
     started_run,
 )
+from bot.forges.http.seam import Seam
 from bot.forges.keyed_locks import KeyedLocks
 from bot.forges.responses import described_repository
-from bot.forges.retry import with_retries
-from bot.forges.seam import new_client
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 
@@ -96,11 +96,9 @@ class GitHubForge:
     ) -> None:
         host_of(api_url, "the GitHub API URL")
         self._web_host = host_of(web_url, "the GitHub web URL")
-        self._owns_client = client is None
-        self._client = client if client is not None else new_client()
-        self._http = GitHubHTTP(self._client, api_url=api_url, requester=requester, clock=clock)
+        self._seam = Seam(POLICY, client, clock=clock, sleep=sleep)
+        self._http = GitHubHTTP(self._seam, api_url=api_url, requester=requester)
         self._clock = clock
-        self._sleep = sleep
         self._check_name = check_name
         self._tokens = InstallationTokens(
             app_id=app_id, private_key_pem=private_key_pem, request=self._token, clock=clock
@@ -126,8 +124,7 @@ class GitHubForge:
         )
 
     def close(self) -> None:
-        if self._owns_client:
-            self._client.close()
+        self._seam.close()
 
     # -- the ForgeAdapter protocol ------------------------------------------------------
 
@@ -146,14 +143,14 @@ class GitHubForge:
         if resume:  # an earlier run of this job may have created the check run already
             query = urlencode({"check_name": self._check_name, "filter": "all", "per_page": 100})
             listed = repo_path(repo, f"/commits/{quote(head_sha, safe='')}/check-runs")
-            found = self._call(repo, lambda token: self._send("GET", f"{listed}?{query}", token))
+            found = self._call(repo, lambda send: send("GET", f"{listed}?{query}"))
             run_id = started_run(found, external_id, f"GET {listed}")
             if run_id is not None:
                 return CheckHandle(head_sha=head_sha, id=run_id)
         path = repo_path(repo, "/check-runs")
         data = {"name": self._check_name, "head_sha": head_sha, "status": "in_progress"}
         data |= {"external_id": external_id, "started_at": self._timestamp()}
-        body = self._call(repo, lambda token: self._send("POST", path, token, data))
+        body = self._call(repo, lambda send: send("POST", path, data))
         return CheckHandle(head_sha=head_sha, id=str(field(body, "id", f"POST {path}")))
 
     def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
@@ -199,7 +196,7 @@ class GitHubForge:
         base = repo_path(repo, "")
         # Two jobs of this process for one PR must not both find nothing and both post.
         with self._locks.hold((repo.full_name, number, "summary")):
-            return self._with_send(
+            return self._call(
                 repo,
                 lambda send: github_comments.upsert_summary(send, base, number, body),
             )
@@ -208,15 +205,15 @@ class GitHubForge:
         base = repo_path(repo, "")
         # Retried like any call: after a lost answer a reply may rarely show twice, which
         # reads better than a command that seems ignored (a marker read twice is one approval).
-        return self._with_send(repo, lambda send: github_comments.post(send, base, number, body))
+        return self._call(repo, lambda send: github_comments.post(send, base, number, body))
 
     def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
         base = repo_path(repo, "")
-        return self._with_send(repo, lambda send: github_comments.listing(send, base, number))
+        return self._call(repo, lambda send: github_comments.listing(send, base, number))
 
     def add_reaction(self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction) -> None:
         base = repo_path(repo, "")  # GitHub names an issue comment by its id alone
-        self._with_send(repo, lambda send: github_comments.react(send, base, comment_id, reaction))
+        self._call(repo, lambda send: github_comments.react(send, base, comment_id, reaction))
 
     def bot_login(self, repo: RepoRef) -> str:
         with self._locks.hold("bot_login"):  # concurrent jobs share the one request
@@ -250,12 +247,12 @@ class GitHubForge:
 
         # The whole sync is the unit retried: a retry lists again and never posts twice.
         with self._locks.hold((repo.full_name, number, "lines")):
-            return self._with_send(repo, sync)
+            return self._call(repo, sync)
 
     def permission(self, repo: RepoRef, user: str) -> Permission:
         path = repo_path(repo, f"/collaborators/{quote(user, safe='')}/permission")
         try:
-            body = self._call(repo, lambda token: self._send("GET", path, token))
+            body = self._call(repo, lambda send: send("GET", path))
         except ForgeStatusError as exc:
             if exc.status == 404:  # not a collaborator, or no such user
                 return Permission.NONE
@@ -267,15 +264,15 @@ class GitHubForge:
 
     def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         path = repo_path(repo, f"/pulls/{int(number)}")
-        return pull_ref(self._call(repo, lambda token: self._send("GET", path, token)), path)
+        return pull_ref(self._call(repo, lambda send: send("GET", path)), path)
 
     def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
-        return self._with_send(repo, lambda send: github_pulls.find(send, repo, head, base))
+        return self._call(repo, lambda send: github_pulls.find(send, repo, head, base))
 
     def open_pull_request(
         self, repo: RepoRef, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef:
-        return self._with_send(
+        return self._call(
             repo,
             lambda send: github_pulls.open_(
                 send, repo, head=head, base=base, title=title, body=body
@@ -286,10 +283,10 @@ class GitHubForge:
         self, repo: RepoRef, base: str, *, limit: int
     ) -> Sequence[PullRequestRef]:
         listing = github_pulls.listed
-        return self._with_send(repo, lambda send: listing(send, repo, base, limit))
+        return self._call(repo, lambda send: listing(send, repo, base, limit))
 
     def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
-        self._with_send(repo, lambda send: github_pulls.update_body(send, repo, number, body))
+        self._call(repo, lambda send: github_pulls.update_body(send, repo, number, body))
 
     def repository(self, full_name: str) -> RepoRef:
         """:class:`bot.forges.base.RepositoryLookup`: the installation (asked as the app),
@@ -299,7 +296,7 @@ class GitHubForge:
         repo = RepoRef(
             ForgeKind.GITHUB, full_name, installation_id=int(field(installed, "id", path))
         )
-        found = self._call(repo, lambda token: self._send("GET", path, token))
+        found = self._call(repo, lambda send: send("GET", path))
         where = f"GitHub GET {path}"
         return described_repository(
             found, repo.forge, full_name, where, installation_id=repo.installation_id
@@ -308,27 +305,35 @@ class GitHubForge:
     # -- plumbing -------------------------------------------------------------------------
 
     def _patch(self, repo: RepoRef, path: str, data: Mapping[str, Any]) -> None:
-        self._call(repo, lambda token: self._send("PATCH", path, token, data))
+        self._call(repo, lambda send: send("PATCH", path, data))
 
-    def _call(self, repo: RepoRef, operation: Callable[[str], T]) -> T:
-        """``operation(installation token)``, retried; a refused token is replaced once."""
+    def _call(self, repo: RepoRef, operation: Callable[[github_reviews.Send], T]) -> T:
+        """``operation(send)``, ``send`` being one request with the installation's token,
+        retried whole; a refused token is replaced once."""
         installation = installation_of(repo)
+
+        def with_token(token: str) -> T:
+            def send(method: str, path: str, data: Any = None, *, pages: bool = False) -> Any:
+                bucket = f"installation {installation}"
+                return self._http.send(method, path, token, data, pages=pages, bucket=bucket)
+
+            return operation(send)
 
         def attempt() -> T:
             token = self._tokens.get(installation)
             try:
-                return operation(token)
+                return with_token(token)
             except ForgeStatusError as exc:
                 if exc.status != 401:
                     raise
                 # Revoked, or the installation's tokens were reset: one fresh token, one try.
                 self._tokens.invalidate(installation, token)
-                return operation(self._tokens.get(installation))
+                return with_token(self._tokens.get(installation))
 
         return self._retrying(attempt)
 
     def _retrying(self, call: Callable[[], T]) -> T:
-        return with_retries(call, sleep=self._sleep, on_retry=_log_retry)
+        return self._seam.run(call)
 
     def _token(self, path: str, app_jwt: str) -> Any:
         return self._as_app("POST", path, {}, app_jwt=app_jwt)
@@ -339,7 +344,7 @@ class GitHubForge:
         """A request the app makes as itself, with its JWT (a fresh one unless given)."""
         bearer = app_jwt or self._tokens.signed_jwt()
         try:
-            return self._send(method, path, bearer, data)
+            return self._http.send(method, path, bearer, data, bucket="app")
         except ForgeStatusError as exc:
             if exc.status != 401:
                 raise
@@ -348,26 +353,6 @@ class GitHubForge:
                 "ICHOR_GITHUB_PRIVATE_KEY and this machine's clock)"
             ) from exc
 
-    def _with_send(self, repo: RepoRef, operation: Callable[[github_reviews.Send], T]) -> T:
-        """:meth:`_call` for the modules that shape requests: they get ``send`` with the token."""
-
-        def with_token(token: str) -> T:
-            def send(method: str, path: str, data: Any = None, *, pages: bool = False) -> Any:
-                return self._send(method, path, token, data, pages=pages)
-
-            return operation(send)
-
-        return self._call(repo, with_token)
-
-    def _send(
-        self, method: str, path: str, bearer: str, data: Any = None, *, pages: bool = False
-    ) -> Any:
-        return self._http.send(method, path, bearer, data, pages=pages)
-
     def _timestamp(self) -> str:
         moment = datetime.datetime.fromtimestamp(self._clock(), datetime.UTC)
         return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _log_retry(exc: TransientForgeError, delay: float) -> None:
-    log.warning("%s; retrying in %.1fs", exc, delay)

@@ -1,21 +1,18 @@
-"""The GitHub adapter's request and response shaping: GitHub's limits, what a response means
-(including which failures are worth retrying), and the payloads the adapter sends.
+"""The GitHub adapter's request and response shaping: GitHub's limits, what a response means,
+and the payloads the adapter sends.
 
 Pure functions, no I/O: :mod:`.adapter` and :mod:`.reviews` use them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from bot.errors import ForgeError, PermanentForgeError
+from bot.errors import PermanentForgeError
 from bot.forges import clipping, responses
 from bot.forges.base import Annotation, CheckAction, Conclusion, Permission, PullRequestRef
-from bot.forges.http_errors import detail
-from bot.forges.http_errors import http_error as common_http_error
-from bot.forges.retry import server_wait
 from bot.repos import RepoRef
 
 ANNOTATIONS_PER_REQUEST = 50  # the check-runs API's limit per request
@@ -25,7 +22,6 @@ TITLE_LIMIT = 255  # characters: output title, annotation title
 # whichever GitHub means.
 TEXT_LIMIT = 65535
 TRUNCATED = "\n\n… (truncated to GitHub's size limit; the full result is in the job's report)"
-SECONDARY_LIMIT_WAIT = 60.0  # GitHub: without a Retry-After, wait at least a minute
 # A check run's buttons: at most three, label 20, description 40, identifier 20 characters.
 ACTIONS_PER_RUN = 3
 ACTION_LABEL_LIMIT, ACTION_DESCRIPTION_LIMIT, ACTION_IDENTIFIER_LIMIT = 20, 40, 20
@@ -35,28 +31,6 @@ CONCLUSIONS = {c: c.value for c in Conclusion} | {Conclusion.ERROR: "failure"}
 # role_name names maintain and triage, which the legacy "permission" field folds into write and
 # read; a custom role's name is unknown here, so its base "permission" decides.
 ROLES = {p.name.lower(): p for p in Permission}
-
-
-def http_error(
-    where: str,
-    status: int,
-    headers: Mapping[str, str],
-    message: str,
-    *,
-    now: float,
-    secrets: Iterable[str] = (),
-) -> ForgeError:
-    """The ForgeError for an HTTP error status: 5xx and rate limits are transient. GitHub
-    answers an exhausted rate limit with a 403 that names a wait, and a secondary one (abuse
-    detection) with a 403 that may name none."""
-    said = detail(message, secrets)
-    wait = server_wait(headers, now)
-    if status == 403 and wait is None and "secondary rate limit" in said.lower():
-        wait = SECONDARY_LIMIT_WAIT
-    limited = status == 403 and wait is not None
-    return common_http_error(
-        where, status, message, secrets=secrets, retry_after=wait, transient=limited
-    )
 
 
 def field(body: Any, key: str, where: str) -> Any:

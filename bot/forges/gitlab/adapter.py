@@ -1,12 +1,12 @@
 """The GitLab adapter: a commit status, the one summary note, diff discussions, merge
 requests, and what comment commands need (permissions, the bot's login, award emoji, replies,
-notes read back: :mod:`.gitlab_commands`), over GitLab's REST API v4 with python-gitlab (see
-:mod:`.gitlab_api`).
+notes read back: :mod:`.notes`), over GitLab's REST API v4 with python-gitlab sending
+through the request seam (see :mod:`.api`).
 
-Every call runs under :func:`bot.forges.retry.with_retries`, and the unit retried is a whole
-operation (list-then-write included), so a retry after a lost response re-reads state instead
-of writing twice. Every failure leaves as a :class:`bot.errors.ForgeError` naming the method,
-path and status and never the token.
+Every call runs under the seam's retry policy (:meth:`bot.forges.http.seam.Seam.run`), and the
+unit retried is a whole operation (list-then-write included), so a retry after a lost
+response re-reads state instead of writing twice. Every failure leaves as a
+:class:`bot.errors.ForgeError` naming the method, path and status and never the token.
 
 Commit status policy. GitLab's states are pending, running, success, failed and canceled, and
 posting the state a status already has is refused with 400 ("Cannot transition status via
@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 import gitlab
 import gitlab.exceptions
 
-from bot.errors import ForgeStatusError, PermanentForgeError, TransientForgeError
+from bot.errors import ForgeStatusError, PermanentForgeError
 from bot.forges.base import (
     CHECK_NAME,
     SUMMARY_MARKER,
@@ -77,7 +77,6 @@ from bot.forges.plans import (
     summary_body,
 )
 from bot.forges.responses import described_repository
-from bot.forges.retry import with_retries
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 
@@ -121,8 +120,7 @@ class GitLabForge:
         self._host = parts.netloc.rpartition("@")[2].lower()
         self._web = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}{parts.path.rstrip('/')}"
         self._token = token
-        self._api = GitLabAPI(self._web, token, timeout=timeout)
-        self._sleep = sleep
+        self._api = GitLabAPI(self._web, token, timeout=timeout, sleep=sleep)
         self._check_name = check_name
         self._posted: OrderedDict[tuple[str, str, str], str] = OrderedDict()
         self._locks = KeyedLocks()
@@ -172,7 +170,7 @@ class GitLabForge:
             newest = max(ours, key=lambda st: int(st.get("id") or 0), default=None)
             return None if newest is None else str(newest["status"])
 
-        return self._retrying(lambda: self._api.run(latest))
+        return self._api.retried(latest)
 
     def complete_check(self, repo: RepoRef, check: CheckHandle, output: CheckOutput) -> None:
         state = STATES[output.conclusion]
@@ -207,7 +205,7 @@ class GitLabForge:
 
         # Two jobs of this process for one MR must not both find nothing and both post.
         with self._locks.hold(("note", project, str(iid))):
-            note_id = self._retrying(lambda: self._api.run(upsert))
+            note_id = self._api.retried(upsert)
         return commands.note_url(self._mr_url(repo, iid), note_id)
 
     def sync_line_comments(
@@ -231,13 +229,11 @@ class GitLabForge:
             return sync_discussions(mr, where, me, head_sha, findings, limit, done)
 
         with self._locks.hold(("discussions", project, str(iid))):
-            return self._retrying(lambda: self._api.run(sync))
+            return self._api.retried(sync)
 
     def permission(self, repo: RepoRef, user: str) -> Permission:
         project = project_ref(repo)
-        level = self._retrying(
-            lambda: self._api.run(lambda gl: commands.access_level(gl, project, user))
-        )
+        level = self._api.retried(lambda gl: commands.access_level(gl, project, user))
         return commands.permission_of(level)
 
     def bot_login(self, repo: RepoRef) -> str:
@@ -270,7 +266,7 @@ class GitLabForge:
             attempts += 1
             return commands.post_note(merge_request(gl, project, iid), body, me, again=attempts > 1)
 
-        note_id = self._retrying(lambda: self._api.run(post))
+        note_id = self._api.retried(post)
         return commands.note_url(self._mr_url(repo, iid), note_id)
 
     def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
@@ -279,7 +275,7 @@ class GitLabForge:
         def listed(gl: gitlab.Gitlab) -> list[ForgeComment]:
             return commands.list_comments(merge_request(gl, project, iid), self._mr_url(repo, iid))
 
-        return self._retrying(lambda: self._api.run(listed))
+        return self._api.retried(listed)
 
     def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         project, iid = project_ref(repo), int(number)
@@ -287,13 +283,11 @@ class GitLabForge:
         def get(gl: gitlab.Gitlab) -> PullRequestRef:
             return mr_ref(gl.projects.get(project, lazy=True).mergerequests.get(iid).attributes)
 
-        return self._retrying(lambda: self._api.run(get))
+        return self._api.retried(get)
 
     def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         project = project_ref(repo)
-        return self._retrying(
-            lambda: self._api.run(lambda gl: gitlab_mrs.find(gl, project, head, base))
-        )
+        return self._api.retried(lambda gl: gitlab_mrs.find(gl, project, head, base))
 
     def open_pull_request(
         self, repo: RepoRef, *, head: str, base: str, title: str, body: str
@@ -309,22 +303,16 @@ class GitLabForge:
         self, repo: RepoRef, base: str, *, limit: int
     ) -> Sequence[PullRequestRef]:
         project = project_ref(repo)
-        return self._retrying(
-            lambda: self._api.run(lambda gl: gitlab_mrs.listed(gl, project, base, limit))
-        )
+        return self._api.retried(lambda gl: gitlab_mrs.listed(gl, project, base, limit))
 
     def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
         project, iid = project_ref(repo), int(number)
-        self._retrying(
-            lambda: self._api.run(lambda gl: gitlab_mrs.set_description(gl, project, iid, body))
-        )
+        self._api.retried(lambda gl: gitlab_mrs.set_description(gl, project, iid, body))
 
     def repository(self, full_name: str) -> RepoRef:
         """:class:`bot.forges.base.RepositoryLookup`."""
         project = project_ref(RepoRef(ForgeKind.GITLAB, full_name))
-        found = self._retrying(
-            lambda: self._api.run(lambda gl: gl.projects.get(project).attributes)
-        )
+        found = self._api.retried(lambda gl: gl.projects.get(project).attributes)
         keys = ("path_with_namespace", "http_url_to_repo", "web_url")
         return described_repository(
             found, ForgeKind.GITLAB, full_name, "GitLab GET /projects", keys=keys
@@ -377,14 +365,11 @@ class GitLabForge:
                     attributes = gl.user.attributes
                     return int(attributes["id"]), str(attributes["username"])
 
-                self._user = self._retrying(lambda: self._api.run(whoami))
+                self._user = self._api.retried(whoami)
             return self._user
 
     def _mr_url(self, repo: RepoRef, iid: int) -> str:
         return f"{self._web}/{repo.full_name}/-/merge_requests/{iid}"
 
     def _retrying(self, call: Callable[[], T]) -> T:
-        return with_retries(call, sleep=self._sleep, on_retry=self._log_retry)
-
-    def _log_retry(self, exc: TransientForgeError, delay: float) -> None:
-        log.warning("%s; retrying in %.1fs", self._api.redact(exc), delay)
+        return self._api.seam.run(call)

@@ -1,35 +1,32 @@
-"""python-gitlab, used synchronously as it is made to be, with every failure turned into a
-redacted ForgeError; and the GitLab payloads the adapter (:mod:`.adapter`) reads and writes.
-Each operation runs whole under :meth:`GitLabAPI.run`.
+"""python-gitlab, used synchronously as it is made to be, over the request seam; and the
+GitLab payloads the adapter (:mod:`.adapter`) reads and writes.
 
-python-gitlab's own retries are switched off for every request: it would sleep with
-``time.sleep``, unlogged, up to ten times, and it retries a 429 even
-when told not to retry transient errors. Retrying is :func:`bot.forges.retry.with_retries`'s
-job, once, around a whole operation, with logging and the adapter's injectable sleep. Its
-exceptions carry no response headers, so a session hook keeps the last response's method,
-path and headers per thread: a 429's ``Retry-After`` or ``RateLimit-Reset`` is read there.
+python-gitlab builds the URLs, pages the listings and reads the objects; its requests session
+is a :class:`bot.forges.http.session.SeamSession`, so every request is sent, timed out,
+accounted and its failure mapped (with ``Retry-After`` or ``RateLimit-Reset`` read from the
+answer) by the same seam as GitHub's and Gitea's, under :data:`POLICY`. A failure leaves the
+seam as a ForgeError before python-gitlab sees a status, so its own retries never start;
+retrying is the seam's (:meth:`GitLabAPI.retried`), around a whole operation.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import gitlab
 import gitlab.exceptions
-import requests
+import httpx
 
-from bot.errors import ForgeError, PermanentForgeError, TransientForgeError
+from bot.errors import PermanentForgeError, TransientForgeError
 from bot.forges import clipping
 from bot.forges.base import PullRequestRef
-from bot.forges.http_errors import http_error
-from bot.forges.redaction import redact, secrets_list, token_forms
-from bot.forges.retry import server_wait
+from bot.forges.http.redaction import redact, secrets_list, token_forms
+from bot.forges.http.seam import Policy, Seam
+from bot.forges.http.session import SeamSession
 from bot.repos import RepoRef
 
 T = TypeVar("T")
@@ -42,61 +39,19 @@ PER_PAGE = 100  # items per page of a listing: GitLab's most
 # A merge request's state as the bot names it; "locked" is GitLab's while a merge runs.
 MR_STATES = {"opened": "open", "locked": "open", "closed": "closed", "merged": "merged"}
 TRUNCATED = "\n\n… (truncated to GitLab's size limit; the full result is in the job's report)"
-_TRANSIENT_TRANSPORT = (
-    requests.ConnectionError,  # refused, reset, DNS, TLS, proxy
-    requests.Timeout,
-    requests.exceptions.ChunkedEncodingError,
-    requests.exceptions.ContentDecodingError,
-)
 
 
-@dataclass(frozen=True, slots=True)
-class _Seen:
-    """The last response of this thread's current operation (never its body)."""
-
-    method: str
-    path: str
-    status: int
-    headers: Mapping[str, str]
+def _hint(response: httpx.Response) -> str:
+    return (
+        " (the token was refused: check ICHOR_GITLAB_TOKEN)" if response.status_code == 401 else ""
+    )
 
 
-class _Client(gitlab.Gitlab):
-    def http_request(
-        self,
-        verb: str,
-        path: str,
-        query_data: dict[str, Any] | None = None,
-        post_data: Any = None,
-        raw: bool = False,
-        streamed: bool = False,
-        files: dict[str, Any] | None = None,
-        timeout: float | None = None,
-        obey_rate_limit: bool = True,
-        retry_transient_errors: bool | None = None,
-        max_retries: int = 10,
-        extra_headers: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> requests.Response:
-        # Whatever a manager method passes down: one request, no sleeping here (module doc).
-        return super().http_request(
-            verb,
-            path,
-            query_data=query_data,
-            post_data=post_data,
-            raw=raw,
-            streamed=streamed,
-            files=files,
-            timeout=timeout,
-            obey_rate_limit=False,
-            retry_transient_errors=False,
-            max_retries=0,
-            extra_headers=extra_headers,
-            **kwargs,
-        )
+POLICY = Policy("GitLab", hint=_hint)
 
 
 class GitLabAPI:
-    """One python-gitlab client for one GitLab and token; :meth:`run` is the only way in."""
+    """One python-gitlab client for one GitLab and token, sending through its own seam."""
 
     def __init__(
         self,
@@ -105,99 +60,47 @@ class GitLabAPI:
         *,
         timeout: float,
         clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self._token = token
         self._secrets = secrets_list(token_forms(token))
-        self._clock = clock
-        self._local = threading.local()
-        self.gl = _Client(
+        self.seam = Seam(POLICY, timeout=timeout, clock=clock, sleep=sleep)
+        self._session = SeamSession(self.seam, self._secrets)
+        self.gl = gitlab.Gitlab(
             url,
             private_token=token,
-            timeout=timeout,
             user_agent=USER_AGENT,
             retry_transient_errors=False,
             # Next-page links are built from GitLab's external_url, which can name another
             # scheme or host than ours (a proxy, a misconfiguration): keep paging on ours.
             keep_base_url=True,
+            session=self._session,
         )
-        self.gl.session.hooks["response"].append(self._remember)
 
     def close(self) -> None:
-        self.gl.session.close()
+        self._session.close()
+        self.seam.close()
+
+    def retried(self, operation: Callable[[gitlab.Gitlab], T]) -> T:
+        """:meth:`run`, retried whole by the seam's policy."""
+        return self.seam.run(lambda: self.run(operation))
 
     def run(self, operation: Callable[[gitlab.Gitlab], T]) -> T:
-        """``operation(client)``; any failure leaves as a ForgeError."""
-        return self._run(operation)
-
-    def _run(self, operation: Callable[[gitlab.Gitlab], T]) -> T:
-        self._local.seen = None
+        """``operation(client)`` once; any failure leaves as a ForgeError."""
         try:
             return operation(self.gl)
-        except gitlab.exceptions.GitlabError as exc:
-            raise self._from_gitlab(exc) from self._cause(exc)
-        except _TRANSIENT_TRANSPORT as exc:
-            where = self._where(exc.request)
-            error: ForgeError = TransientForgeError(f"{where}: {type(exc).__name__} {exc}")
-            raise self.redact(error) from self._cause(exc)
-        except requests.RequestException as exc:  # a bad URL, too many redirects: no retry
-            where = self._where(exc.request)
-            error = PermanentForgeError(f"{where}: {type(exc).__name__} {exc}")
-            raise self.redact(error) from self._cause(exc)
+        except gitlab.exceptions.GitlabParsingError:
+            raise self._error(TransientForgeError, "unreadable response") from None
+        except gitlab.exceptions.GitlabError as exc:  # not an answer's status: the seam's
+            raise self._error(PermanentForgeError, str(exc.error_message)) from None
 
-    def redact(self, error: ForgeError) -> ForgeError:
-        """``error`` with the token (and its Basic form) cut from its text."""
-        return redact(error, self._secrets)
-
-    # -- plumbing -------------------------------------------------------------------------
-
-    def _remember(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
-        request = response.request
-        self._local.seen = _Seen(
-            method=str(request.method or "?"),
-            path=urlsplit(str(request.url or "")).path,
-            status=response.status_code,
-            headers=dict(response.headers),
-        )
-
-    def _seen(self) -> _Seen | None:
-        seen: _Seen | None = getattr(self._local, "seen", None)
-        return seen
-
-    def _where(self, request: Any = None) -> str:
-        seen = self._seen()
-        if request is not None and getattr(request, "url", None):
-            return f"GitLab {request.method} {urlsplit(str(request.url)).path}"
-        if seen is not None:
-            return f"GitLab {seen.method} {seen.path}"
-        return "GitLab"
-
-    def _from_gitlab(self, exc: gitlab.exceptions.GitlabError) -> ForgeError:
-        seen = self._seen()
-        status = exc.response_code
-        message = _message(exc.error_message)
-        if status is None:
-            if isinstance(exc, gitlab.exceptions.GitlabParsingError):
-                return self.redact(TransientForgeError(f"{self._where()}: unreadable response"))
-            return self.redact(PermanentForgeError(f"{self._where()}: {message}".rstrip(": ")))
-        headers = seen.headers if seen is not None and seen.status == status else {}
-        hint = " (the token was refused: check ICHOR_GITLAB_TOKEN)" if status == 401 else ""
-        wait = server_wait(headers, self._clock())
-        error = http_error(
-            self._where(), status, message, secrets=self._secrets, retry_after=wait, hint=hint
-        )
-        return self.redact(error)
-
-    def _cause(self, exc: Exception) -> Exception | None:
-        """``exc`` to chain, unless its text holds the token (a traceback would show it)."""
-        text = f"{exc} {exc.args!r}"
-        return None if any(s in text for s in self._secrets) else exc
-
-
-def _message(value: Any) -> str:
-    """GitLab's ``message``/``error``: a string, or a field → problems mapping."""
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return str(value)
+    def _error(
+        self, kind: type[TransientForgeError] | type[PermanentForgeError], said: str
+    ) -> TransientForgeError | PermanentForgeError:
+        last = self._session.last_request()
+        where = "GitLab" if last is None else f"GitLab {last[0]} {urlsplit(last[1]).path}"
+        error = kind(f"{where}: {said}")
+        redact(error, self._secrets)
+        return error
 
 
 # -- GitLab payloads ----------------------------------------------------------------------

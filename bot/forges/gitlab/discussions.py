@@ -1,6 +1,6 @@
 """GitLab diff discussions: the bot's line comments on a merge request, one discussion per
 finding, resolved when the finding is gone and reopened when it comes back (unless a person
-resolved it). Runs under :meth:`.gitlab_api.GitLabAPI.run`."""
+resolved it). Runs under :meth:`.api.GitLabAPI.run`."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import gitlab.exceptions
-
+from bot.errors import ForgeStatusError
 from bot.forges.base import LineCommentSync, LineFinding, finding_marker, marker_fingerprint
 from bot.forges.gitlab.api import NOTE_LIMIT, PER_PAGE, by_bot, clip
 from bot.forges.plans import LineComment, plan_line_comments
@@ -115,8 +114,8 @@ def post_discussion(mr: Any, finding: LineFinding, version: dict[str, Any]) -> b
     body = clip(finding.body, NOTE_LIMIT - 100) + "\n\n" + finding_marker(finding.fingerprint)
     try:
         mr.discussions.create({"body": body, "position": position})
-    except gitlab.exceptions.GitlabCreateError as exc:
-        if exc.response_code != 400:
+    except ForgeStatusError as exc:
+        if exc.status != 400:
             raise
         log.warning("%s:%d: GitLab refused the line comment: %s", finding.path, finding.line, exc)
         return False

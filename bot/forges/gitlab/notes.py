@@ -1,7 +1,7 @@
 """What comment commands need from GitLab: a merge request's notes read back as
 :class:`bot.forges.base.ForgeComment`, award emoji on a note, a new note, and a user's access
 level. The functions taking a client or a merge request run under
-:meth:`.gitlab_api.GitLabAPI.run`; the others only read payloads.
+:meth:`.api.GitLabAPI.run`; the others only read payloads.
 
 Edited. GitLab's REST note has ``created_at`` and ``updated_at`` only (``last_edited_at`` is in
 webhook and UI payloads, and is trusted where present). ``updated_at`` also moves when a thread
@@ -21,9 +21,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import gitlab
-import gitlab.exceptions
 
-from bot.errors import PermanentForgeError
+from bot.errors import ForgeStatusError, PermanentForgeError
 from bot.forges.base import ForgeComment, Permission, Reaction
 from bot.forges.gitlab.api import PER_PAGE, by_bot
 
@@ -138,9 +137,9 @@ def access_level(gl: gitlab.Gitlab, project: str, user: str) -> int:
         return 0
     try:
         member = gl.projects.get(project, lazy=True).members_all.get(account.attributes["id"])
-    except gitlab.exceptions.GitlabGetError as exc:
+    except ForgeStatusError as exc:
         # Not a member: "404 Not found". "404 Project Not Found" is the token's, not theirs.
-        if exc.response_code == 404 and "project" not in str(exc.error_message).lower():
+        if exc.status == 404 and "project" not in exc.message.lower():
             return 0
         raise
     attributes = member.attributes

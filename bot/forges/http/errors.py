@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from bot.errors import ForgeError, ForgeStatusError, TransientForgeError
 from bot.forges.clipping import clip
-from bot.forges.redaction import scrub
+from bot.forges.http.redaction import scrub
 
 DETAIL_LIMIT = 300  # characters of the forge's message kept in an error text
 

@@ -11,6 +11,7 @@ raised is left to the queue as before; its outcome says whether anything reached
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -95,6 +96,17 @@ def _no_retry() -> None:
         job.retries_left = 0  # RQ reads it when the job fails, on this same Job object
 
 
+def _retry_no_sooner_than(seconds: float) -> None:
+    """The queue's next try of this job waits at least ``seconds``: the wait the forge named
+    (``Retry-After``, a rate limit's reset) and the request seam would not sleep out."""
+    job = _current_job()
+    intervals = getattr(job, "retry_intervals", None)
+    if job is None or not intervals:
+        return
+    # RQ reads the intervals from this same Job object when it schedules the retry.
+    job.retry_intervals = [max(int(i), math.ceil(seconds)) for i in intervals]
+
+
 def run_watched(
     context: WorkerContext,
     forge: str,
@@ -118,6 +130,8 @@ def run_watched(
             outcome(Result.POSTED, _verdict(watch.posted))
         else:
             outcome(Result.NOT_POSTED, reason_of(exc), unposted_kind(exc), not will_retry())
+        if isinstance(exc, TransientForgeError) and exc.retry_after is not None:
+            _retry_no_sooner_than(exc.retry_after)
         raise
     unposted = summary.get("not_posted")
     if isinstance(unposted, dict):

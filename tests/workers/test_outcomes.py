@@ -295,3 +295,17 @@ def test_the_kinds_of_failure() -> None:
     assert unposted_kind(GitStoreError("x")) is Unposted.ERROR
     assert unposted_kind(RuntimeError("x")) is Unposted.ERROR
     assert {r.value for r in Result} == {"posted", "done", "silent", "not-posted"}
+
+
+def test_a_wait_the_forge_named_stretches_the_next_retry(
+    context: WorkerContext, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A rate limit resetting in 15 minutes is longer than the seam sleeps out: the job ends
+    # with it, and the queue's next try must not come back before then.
+    limited = TransientForgeError("GitHub: 403 rate limit exceeded", retry_after=900.2)
+    _with_forge(context, monkeypatch, Forge(tmp_path / "data", fail=limited), tmp_path)
+    job = _last_try(monkeypatch, retries_left=3)
+    job.retry_intervals = [10, 60, 300, 1200]
+    with pytest.raises(TransientForgeError):
+        run_delivery(context, "github", "d1", _change())
+    assert job.retry_intervals == [901, 901, 901, 1200]

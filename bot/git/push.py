@@ -93,7 +93,7 @@ def remote_branch_head(
     """Where ``refs/heads/<branch>`` points on the forge now (None: no such branch); the
     value a lease expects. Nothing is fetched: ``ls-remote`` lists refs only."""
     ref = _branch_ref(branch)
-    listed = ls_remote(mirror, credentials, ["--refs", ref], f"listing {branch}")
+    listed = ls_remote(mirror, credentials, "--refs", ref, doing=f"listing {branch}")
     for oid, name in listed:
         if name == ref:  # the pattern also matches refs that merely end with it
             return _full_oid(oid, "remote value")
@@ -102,17 +102,18 @@ def remote_branch_head(
 
 def remote_default_branch(mirror: Mirror, credentials: GitCredentials | None) -> str:
     """The branch the forge's ``HEAD`` names (the repository's default branch)."""
-    for target, name in ls_remote(mirror, credentials, ["--symref", "HEAD"], "listing HEAD"):
+    for target, name in ls_remote(mirror, credentials, "--symref", "HEAD", doing="listing HEAD"):
         if name == "HEAD" and target.startswith("ref: refs/heads/"):
             return target.removeprefix("ref: refs/heads/")
     raise GitStoreError(f"{mirror.clone_url} names no default branch")
 
 
 def ls_remote(
-    mirror: Mirror, credentials: GitCredentials | None, args: list[str], doing: str
+    mirror: Mirror, credentials: GitCredentials | None, option: str, pattern: str, *, doing: str
 ) -> list[tuple[str, str]]:
-    """``git ls-remote origin <args>`` as (value, name) pairs: refs only, nothing fetched."""
-    argv = ["-C", str(mirror.path), "ls-remote", *args[:-1], "origin", args[-1]]
+    """``git ls-remote <option> origin <pattern>`` as (value, name) pairs: refs only, nothing
+    fetched."""
+    argv = ["-C", str(mirror.path), "ls-remote", option, "origin", pattern]
     where = f"{doing} on {mirror.clone_url}"
     env = mirror.network_env(credentials)
     result = run_remote(

@@ -496,3 +496,18 @@ class Forge:
     def comments(self, number: int | None = None) -> list[Comment]:
         """Every comment on the pull request, the bot's and anyone's, oldest first."""
         raise NotImplementedError
+
+
+class GitHubShaped(Forge):
+    """A forge whose API writes comments and pull requests as GitHub's does (GitHub, Gitea):
+    its fake lists them in that shape, read here once."""
+
+    def pulls(self) -> list[Pull]:
+        return [Pull.of(p) for p in self.fake.pulls(self.full_name)]
+
+    def comments(self, number: int | None = None) -> list[Comment]:
+        number = number or self.number
+        return [
+            Comment(str(c["id"]), c["user"]["login"], c["body"], c["html_url"])
+            for c in self.fake.comments(self.full_name, number)
+        ]

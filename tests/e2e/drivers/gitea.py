@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
-from tests.e2e.drivers.forge import AUTHOR, MAINTAINER, READER, Comment, Forge, LineComment, Pull
+from tests.e2e.drivers.forge import (
+    AUTHOR,
+    MAINTAINER,
+    READER,
+    GitHubShaped,
+    LineComment,
+    Pull,
+)
 from tests.e2e.harness import ROOT, Bot
 from tests.fakeforge.gitea import FakeGitea
 
@@ -26,7 +33,7 @@ FORK = "forker/gitops"
 LOOKUP = re.compile(r"/api/v1/repos/(?P<repo>[^/]+/[^/]+)/pulls/(?P<base>[^/]+)/(?P<head>[^/]+)")
 
 
-class Gitea(Forge):
+class Gitea(GitHubShaped):
     route = "gitea"
     PASSED, FAILED, WAITING = "success", "failure", "failure"
 
@@ -153,16 +160,6 @@ class Gitea(Forge):
             LineComment(c["path"], c["body"], bool(c.get("resolver")))
             for c in self.fake.review_comments(self.full_name, number or self.number)
         ]
-
-    def comments(self, number: int | None = None) -> list[Comment]:
-        number = number or self.number
-        return [
-            Comment(str(c["id"]), c["user"]["login"], c["body"], c["html_url"])
-            for c in self.fake.comments(self.full_name, number)
-        ]
-
-    def pulls(self) -> list[Pull]:
-        return [Pull.of(p) for p in self.fake.pulls(self.full_name)]
 
     def plant(self, branch: str, body: str, *, sha: str | None = None, state: str = "open") -> Pull:
         sha = sha or self.rev("main")

@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import quote
 
-from tests.e2e.drivers.forge import AUTHOR, MAINTAINER, READER, Comment, Forge, LineComment, Pull
+from tests.e2e.drivers.forge import (
+    AUTHOR,
+    MAINTAINER,
+    READER,
+    GitHubShaped,
+    LineComment,
+    Pull,
+)
 from tests.e2e.harness import BIN, ROOT, Bot, pull_request_payload
 from tests.fakeforge import FakeGitHub
 
@@ -25,7 +32,7 @@ TOKEN_CALL = "POST /app/installations/42/access_tokens 201"
 FORK = "forker/gitops"
 
 
-class GitHub(Forge):
+class GitHub(GitHubShaped):
     kind = route = "github"
     PASSED, FAILED, WAITING = "success", "failure", "action_required"
     BUTTONS: ClassVar[list[str]] = ["approve", "recheck"]
@@ -193,16 +200,6 @@ class GitHub(Forge):
             LineComment(c["path"], c["body"], "Fixed in" in c["body"])
             for c in self.fake.review_comments(self.full_name, number or self.number)
         ]
-
-    def comments(self, number: int | None = None) -> list[Comment]:
-        number = number or self.number
-        return [
-            Comment(str(c["id"]), c["user"]["login"], c["body"], c["html_url"])
-            for c in self.fake.comments(self.full_name, number)
-        ]
-
-    def pulls(self) -> list[Pull]:
-        return [Pull.of(p) for p in self.fake.pulls(self.full_name)]
 
     def plant(self, branch: str, body: str, *, sha: str | None = None, state: str = "open") -> Pull:
         sha = sha or self.rev("main")

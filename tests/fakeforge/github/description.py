@@ -13,7 +13,7 @@ from tests.fakeforge.openapi import DESCRIPTION, OpenApi, Operation
 # Operations GitHub serves that the recorded (trimmed) description lacks, as GitHub describes
 # them (api.github.com, operationId as named), cut to what validation reads. Each is added only
 # while the recorded file lacks it; once the file is re-trimmed to include it, delete it here
-# (tests/test_fakeforge.py fails until then).
+# (tests/fakeforge/github/test_fake_github.py fails until then).
 SUPPLEMENT: dict[str, dict[str, Any]] = {
     "/app-manifests/{code}/conversions": {
         "post": {

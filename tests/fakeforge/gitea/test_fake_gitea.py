@@ -1,6 +1,6 @@
 """The fake Gitea/Forgejo: really rejects what its recorded description rejects, on both
 flavors; serves the endpoints the adapter uses; faults. Git over HTTP:
-:mod:`tests.test_fakeforge_gitea_git`."""
+:mod:`tests.fakeforge.gitea.test_git`."""
 
 from __future__ import annotations
 

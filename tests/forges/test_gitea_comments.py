@@ -66,7 +66,7 @@ def test_a_reaction_is_one_post_and_again_is_fine(fake: FakeGitea) -> None:
 
 
 def test_a_reaction_to_no_comment_id_is_refused_before_any_request(fake: FakeGitea) -> None:
-    with pytest.raises(PermanentForgeError, match="'12a' is not a Gitea comment id"):
+    with pytest.raises(PermanentForgeError, match="Gitea: '12a' is not an issue comment id"):
         Driver(fake)(lambda forge: forge.add_reaction(repo(fake), 7, "12a", "eyes"))
     with pytest.raises(PermanentForgeError, match="404"):
         Driver(fake)(lambda forge: forge.add_reaction(repo(fake), 7, "999", "eyes"))

@@ -14,9 +14,9 @@ failure, yet reads differently). Line comments are :mod:`bot.forges.gitea.review
 
 Comment commands: the bot's login is the token's (``GET /user``, asked once per adapter).
 Gitea marks no account as a bot in a comment, so the only comments taken for a bot's are the
-bot's own; a comment is edited when its ``updated_at`` differs from its ``created_at``. A
-reaction is ``POST .../issues/comments/{id}/reactions`` (comment ids are the instance's, the
-pull request is not in the path); Gitea answers 201, or 200 for a reaction already given.
+bot's own; a comment is edited when its ``updated_at`` differs from its ``created_at``. The
+conversation and pull requests are said as GitHub says them (:mod:`bot.forges.rest`, in
+Gitea's dialect).
 
 Every call runs under the seam's retry policy (:meth:`bot.forges.http.seam.Seam.run`), and the
 unit retried is a whole operation (list, then write), so a retry after a lost response
@@ -26,10 +26,11 @@ re-reads instead of writing twice.
 from __future__ import annotations
 
 import base64
+import itertools
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -52,26 +53,22 @@ from bot.forges.base import (
 )
 from bot.forges.gitea import pulls as gitea_pulls
 from bot.forges.gitea.http import (
+    DIALECT,
     NEEDS_ADMIN,
     PENDING_DESCRIPTION,
     PERMISSIONS,
     STATES,
     GiteaHTTP,
-    comment_number,
-    comment_url,
-    field,
-    forge_comment,
     newest_status,
-    pull_ref,
     repo_path,
     same_user,
     status_line,
 )
 from bot.forges.gitea.reviews import LineComments
 from bot.forges.keyed_locks import KeyedLocks
-from bot.forges.plans import PostedComment, SummaryAction, plan_summary, summary_body
-from bot.forges.pulls import open_or_find
 from bot.forges.responses import described_repository
+from bot.forges.rest import conversation
+from bot.forges.rest import pulls as rest_pulls
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 
@@ -150,32 +147,14 @@ class GiteaForge:
         self._status(repo, check.head_sha, state, description, output.details_url)
 
     def upsert_summary_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
-        body = summary_body(body)
-        comments = repo_path(repo, f"/issues/{int(number)}/comments")
-
-        def upsert() -> str | None:
-            me = self._whoami()
-            found = self._issue_comments(repo, number)
-            plan = plan_summary(
-                (
-                    PostedComment(i, str(c.get("body") or ""), same_user(c.get("user"), me))
-                    for i, c in enumerate(found)
-                ),
-                body,
-            )
-            if plan.existing is None:
-                created = (self._http.send("POST", comments, {"body": body})).body
-                return comment_url(created)
-            mine = found[int(plan.existing.id)]
-            if plan.action is SummaryAction.KEEP:
-                return comment_url(mine)
-            edit = repo_path(repo, f"/issues/comments/{int(field(mine, 'id', comments))}")
-            edited = (self._http.send("PATCH", edit, {"body": body})).body
-            return comment_url(edited) or comment_url(mine)
-
+        base = repo_path(repo, "")
         # Two jobs of this process for one PR must not both find nothing and both post.
         with self._locks.hold((repo.full_name, int(number))):
-            return self._retrying(upsert)
+            return self._retrying(
+                lambda: conversation.upsert_summary(
+                    self._http.call, base, number, body, dialect=DIALECT, ours=self._ours()
+                )
+            )
 
     def sync_line_comments(
         self,
@@ -218,42 +197,35 @@ class GiteaForge:
         return str(login)
 
     def add_reaction(self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction) -> None:
-        # Comment ids are the instance's: the pull request is not in the path. Gitea's reaction
-        # names are ours; 201 is a new one, 200 one given before (a job run again): both done.
-        path = repo_path(repo, f"/issues/comments/{comment_number(comment_id)}/reactions")
-        self._retrying(lambda: self._http.send("POST", path, {"content": reaction}))
+        base = repo_path(repo, "")
+        self._retrying(
+            lambda: conversation.react(self._http.call, base, comment_id, reaction, DIALECT)
+        )
 
     def post_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
-        path = repo_path(repo, f"/issues/{int(number)}/comments")
-        tried = False
+        base, attempts = repo_path(repo, ""), itertools.count()
 
         def post() -> str | None:
-            nonlocal tried
-            if tried:
-                # The last attempt's answer may be lost after the comment landed. The comment
-                # this replies to is older than the reply, so only a reply that landed can be
-                # the newest comment: then it is not posted twice.
-                me, found = self._whoami(), self._issue_comments(repo, number)
-                newest = found[-1] if found else {}
-                if same_user(newest.get("user"), me) and newest.get("body") == body:
-                    return comment_url(newest)
-            tried = True
-            return comment_url((self._http.send("POST", path, {"body": body})).body)
+            # Only a retry reads the listing, and so needs to know whose comments are ours.
+            again = next(attempts) > 0
+            ours = self._ours() if again else (lambda comment: False)
+            return conversation.post(
+                self._http.call, base, number, body, dialect=DIALECT, ours=ours, again=again
+            )
 
         return self._retrying(post)
 
     def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
-        where = repo_path(repo, f"/issues/{int(number)}/comments")
-
-        def list_() -> list[ForgeComment]:
-            me = self._whoami()
-            return [forge_comment(c, me, where) for c in self._issue_comments(repo, number)]
-
-        return self._retrying(list_)
+        base = repo_path(repo, "")
+        return self._retrying(
+            lambda: conversation.listing(
+                self._http.call, base, number, dialect=DIALECT, bot=self._ours()
+            )
+        )
 
     def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
-        path = repo_path(repo, f"/pulls/{int(number)}")
-        return pull_ref(self._retrying(lambda: self._http.get(path)), path)
+        base = repo_path(repo, "")
+        return self._retrying(lambda: rest_pulls.get(self._http.call, base, number, DIALECT))
 
     def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         return self._retrying(lambda: gitea_pulls.find(self._http, repo, head, base))
@@ -261,15 +233,17 @@ class GiteaForge:
     def open_pull_request(
         self, repo: RepoRef, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef:
-        path = repo_path(repo, "/pulls")
-        data = {"head": head, "base": base, "title": title, "body": body}
-
-        def open_() -> PullRequestRef:
-            return pull_ref((self._http.send("POST", path, data)).body, path)
-
+        path = repo_path(repo, "")
         return self._retrying(
-            lambda: open_or_find(
-                open_, lambda: gitea_pulls.find(self._http, repo, head, base), exists=409
+            lambda: rest_pulls.open_(
+                self._http.call,
+                path,
+                head=head,
+                base=base,
+                title=title,
+                body=body,
+                dialect=DIALECT,
+                find=lambda: gitea_pulls.find(self._http, repo, head, base),
             )
         )
 
@@ -279,7 +253,8 @@ class GiteaForge:
         return self._retrying(lambda: gitea_pulls.listed(self._http, repo, base, limit))
 
     def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
-        self._retrying(lambda: gitea_pulls.update_body(self._http, repo, number, body))
+        base = repo_path(repo, "")
+        self._retrying(lambda: rest_pulls.update_body(self._http.call, base, number, body, DIALECT))
 
     def repository(self, full_name: str) -> RepoRef:
         """:class:`bot.forges.base.RepositoryLookup`."""
@@ -326,16 +301,11 @@ class GiteaForge:
                 self._me = me
             return self._me
 
-    def _issue_comments(self, repo: RepoRef, number: int) -> list[dict[str, Any]]:
-        """Every comment on the pull request's issue, oldest first.
-
-        Gitea 1.27 and Forgejo 16 answer all of them at once, ignoring ``limit`` and ``page``,
-        with ``X-Total-Count`` (so one request ends the listing); paging costs nothing there
-        and holds wherever this listing is paged.
-        """
-        path = repo_path(repo, f"/issues/{int(number)}/comments")
-        found = [c for c in self._http.pages(path) if isinstance(c, dict)]
-        return sorted(found, key=lambda c: int(field(c, "id", f"GET {path}")))
+    def _ours(self) -> Callable[[Mapping[str, Any]], bool]:
+        """Whether the token's user wrote a comment: Gitea marks no account as a bot. Asked
+        before any listing, so a token that cannot say who it is fails before a post."""
+        me = self._whoami()
+        return lambda comment: same_user(comment.get("user"), me)
 
     def _retrying(self, call: Callable[[], T]) -> T:
         return self._http.seam.run(call)

@@ -23,15 +23,14 @@ from bot.errors import PermanentForgeError, TransientForgeError
 from bot.forges import responses
 from bot.forges.base import (
     Conclusion,
-    ForgeComment,
     LineFinding,
     Permission,
-    PullRequestRef,
     finding_marker,
 )
 from bot.forges.clipping import one_line
 from bot.forges.http.redaction import secrets_list, token_forms
 from bot.forges.http.seam import Policy, Seam
+from bot.forges.rest.send import Dialect
 from bot.repos import RepoRef
 
 # Gitea's MAX_RESPONSE_ITEMS defaults to 50 and caps ``limit``; an instance may cap it lower,
@@ -123,6 +122,10 @@ class GiteaHTTP:
     def get(self, path: str) -> Any:
         return (self.send("GET", path)).body
 
+    def call(self, method: str, path: str, data: Any = None, *, pages: bool = False) -> Any:
+        """:class:`bot.forges.rest.send.Send`: one request's answer, or every page's items."""
+        return self.pages(path) if pages else self.send(method, path, data).body
+
     def pages(self, path: str, query: Mapping[str, str] | None = None) -> list[Any]:
         """Every item of a paged listing (``page``/``limit``).
 
@@ -163,6 +166,8 @@ STATES = {
     Conclusion.ACTION_REQUIRED: "failure",
     Conclusion.ERROR: "error",
 }
+# Gitea answers 409 to a second pull request from one head into one base.
+DIALECT = Dialect("Gitea", pull_exists=409)
 PENDING_DESCRIPTION = "The acceptance gate is running"
 # Gitea shows a status description on one line next to the context; GitHub's 140 is a good cap.
 DESCRIPTION_LIMIT = 140
@@ -191,24 +196,6 @@ def repo_path(repo: RepoRef, suffix: str) -> str:
 
 def field(body: Any, key: str, where: str) -> Any:
     return responses.field(body, key, f"Gitea {where}")
-
-
-def pull_ref(item: Any, path: str) -> PullRequestRef:
-    return responses.pull_request(item, f"Gitea GET {path}")
-
-
-def comment_number(comment_id: str) -> int:
-    """An issue comment's id as Gitea's paths take it (a delivery's id, as a string)."""
-    try:
-        return int(comment_id)
-    except ValueError:
-        raise PermanentForgeError(f"{comment_id!r} is not a Gitea comment id") from None
-
-
-def forge_comment(item: dict[str, Any], me: dict[str, Any], where: str) -> ForgeComment:
-    """A listed issue comment. Gitea marks no account as a bot in a comment, so only the bot's
-    own (the token's user, ``me``) count as a bot's."""
-    return responses.comment(item, f"GET {where}", author_is_bot=same_user(item.get("user"), me))
 
 
 def newest_status(listed: Any, context: str) -> tuple[str, str] | None:
@@ -249,12 +236,6 @@ def same_user(user: Any, me: dict[str, Any]) -> bool:
     if user.get("id") is not None and me.get("id") is not None:
         return bool(user["id"] == me["id"])
     return bool(user.get("login")) and user.get("login") == me.get("login")
-
-
-def comment_url(comment: Any) -> str | None:
-    if not isinstance(comment, dict):
-        return None
-    return str(comment.get("html_url") or "") or None
 
 
 def status_line(text: str) -> str:

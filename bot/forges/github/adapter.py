@@ -7,10 +7,11 @@ status and never a credential. Every call runs under the seam's retry policy
 (find-then-write included), so a retry after a lost response re-reads state instead of
 writing twice.
 
-Request and response shaping lives in :mod:`bot.forges.github.payloads`, the conversation
-(summary, replies, the listing, reactions) in :mod:`bot.forges.github.comments`, line comments
-(one review per push) in :mod:`bot.forges.github.reviews`, pull requests (find, open, list,
-describe) in :mod:`bot.forges.github.pulls`.
+Request and response shaping lives in :mod:`bot.forges.github.payloads`, line comments (one
+review per push) in :mod:`bot.forges.github.reviews`, finding and listing pull requests in
+:mod:`bot.forges.github.pulls`. What GitHub says as Gitea does (the conversation: summary,
+replies, the listing, reactions; reading, opening and describing a pull request) is
+:mod:`bot.forges.rest`, in GitHub's dialect (:data:`bot.forges.github.payloads.DIALECT`).
 
 Conclusion mapping: GitHub has no "error" conclusion. ``Conclusion.ERROR`` (the check could not
 be completed) is sent as ``failure`` with a title saying so: a required check that could not
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import datetime
+import itertools
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -44,7 +46,6 @@ from bot.forges.base import (
     Reaction,
     headline,
 )
-from bot.forges.github import comments as github_comments
 from bot.forges.github import pulls as github_pulls
 from bot.forges.github import reviews as github_reviews
 from bot.forges.github.auth import InstallationTokens, load_private_key
@@ -52,21 +53,27 @@ from bot.forges.github.http import POLICY, GitHubHTTP
 from bot.forges.github.payloads import (
     ANNOTATIONS_PER_REQUEST,
     CONCLUSIONS,
+    DIALECT,
     ROLES,
     annotation,
+    app_login,
+    by_the_app,
     check_actions,
     clip,
     clip_title,
     field,
     host_of,
     installation_of,
-    pull_ref,
     repo_path,
     started_run,
+    typed_bot,
 )
 from bot.forges.http.seam import Seam
 from bot.forges.keyed_locks import KeyedLocks
 from bot.forges.responses import described_repository
+from bot.forges.rest import conversation
+from bot.forges.rest import pulls as rest_pulls
+from bot.forges.rest.send import Send
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 
@@ -198,28 +205,36 @@ class GitHubForge:
         with self._locks.hold((repo.full_name, number, "summary")):
             return self._call(
                 repo,
-                lambda send: github_comments.upsert_summary(send, base, number, body),
+                lambda send: conversation.upsert_summary(
+                    send, base, number, body, dialect=DIALECT, ours=by_the_app
+                ),
             )
 
     def post_comment(self, repo: RepoRef, number: int, body: str) -> str | None:
-        base = repo_path(repo, "")
-        # Retried like any call: after a lost answer a reply may rarely show twice, which
-        # reads better than a command that seems ignored (a marker read twice is one approval).
-        return self._call(repo, lambda send: github_comments.post(send, base, number, body))
+        base, attempts = repo_path(repo, ""), itertools.count()
+        return self._call(
+            repo,
+            lambda send: conversation.post(
+                send, base, number, body, dialect=DIALECT, ours=by_the_app, again=next(attempts) > 0
+            ),
+        )
 
     def list_comments(self, repo: RepoRef, number: int) -> Sequence[ForgeComment]:
         base = repo_path(repo, "")
-        return self._call(repo, lambda send: github_comments.listing(send, base, number))
+        return self._call(
+            repo,
+            lambda send: conversation.listing(send, base, number, dialect=DIALECT, bot=typed_bot),
+        )
 
     def add_reaction(self, repo: RepoRef, number: int, comment_id: str, reaction: Reaction) -> None:
-        base = repo_path(repo, "")  # GitHub names an issue comment by its id alone
-        self._call(repo, lambda send: github_comments.react(send, base, comment_id, reaction))
+        base = repo_path(repo, "")
+        self._call(repo, lambda send: conversation.react(send, base, comment_id, reaction, DIALECT))
 
     def bot_login(self, repo: RepoRef) -> str:
         with self._locks.hold("bot_login"):  # concurrent jobs share the one request
             if self._bot_login is None:
                 app = self._retrying(lambda: self._as_app("GET", "/app"))
-                self._bot_login = github_comments.app_login(app)
+                self._bot_login = app_login(app)
         return self._bot_login
 
     def sync_line_comments(
@@ -234,7 +249,7 @@ class GitHubForge:
     ) -> LineCommentSync:
         base = repo_path(repo, "")
 
-        def sync(send: github_reviews.Send) -> LineCommentSync:
+        def sync(send: Send) -> LineCommentSync:
             return github_reviews.sync(
                 send,
                 base,
@@ -263,8 +278,8 @@ class GitHubForge:
         return role if role is not None else ROLES.get(str(body.get("permission")), Permission.NONE)
 
     def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
-        path = repo_path(repo, f"/pulls/{int(number)}")
-        return pull_ref(self._call(repo, lambda send: send("GET", path)), path)
+        base = repo_path(repo, "")
+        return self._call(repo, lambda send: rest_pulls.get(send, base, number, DIALECT))
 
     def find_pull_request(self, repo: RepoRef, head: str, base: str) -> PullRequestRef | None:
         return self._call(repo, lambda send: github_pulls.find(send, repo, head, base))
@@ -272,10 +287,18 @@ class GitHubForge:
     def open_pull_request(
         self, repo: RepoRef, *, head: str, base: str, title: str, body: str
     ) -> PullRequestRef:
+        path = repo_path(repo, "")
         return self._call(
             repo,
-            lambda send: github_pulls.open_(
-                send, repo, head=head, base=base, title=title, body=body
+            lambda send: rest_pulls.open_(
+                send,
+                path,
+                head=head,
+                base=base,
+                title=title,
+                body=body,
+                dialect=DIALECT,
+                find=lambda: github_pulls.find(send, repo, head, base),
             ),
         )
 
@@ -286,7 +309,8 @@ class GitHubForge:
         return self._call(repo, lambda send: listing(send, repo, base, limit))
 
     def update_pull_request_body(self, repo: RepoRef, number: int, body: str) -> None:
-        self._call(repo, lambda send: github_pulls.update_body(send, repo, number, body))
+        base = repo_path(repo, "")
+        self._call(repo, lambda send: rest_pulls.update_body(send, base, number, body, DIALECT))
 
     def repository(self, full_name: str) -> RepoRef:
         """:class:`bot.forges.base.RepositoryLookup`: the installation (asked as the app),
@@ -307,7 +331,7 @@ class GitHubForge:
     def _patch(self, repo: RepoRef, path: str, data: Mapping[str, Any]) -> None:
         self._call(repo, lambda send: send("PATCH", path, data))
 
-    def _call(self, repo: RepoRef, operation: Callable[[github_reviews.Send], T]) -> T:
+    def _call(self, repo: RepoRef, operation: Callable[[Send], T]) -> T:
         """``operation(send)``, ``send`` being one request with the installation's token,
         retried whole; a refused token is replaced once."""
         installation = installation_of(repo)

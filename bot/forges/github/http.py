@@ -61,7 +61,10 @@ class GitHubHTTP:
             if not pages:
                 return self._request(method, path, bearer, data, secrets, path, bucket)[0]
             items: list[Any] = []
-            url: str | None = path
+            # GitHub's largest page, unless the caller asked for another size.
+            url: str | None = (
+                path if "per_page=" in path else f"{path}{'&' if '?' in path else '?'}per_page=100"
+            )
             while url is not None:
                 listed, url = self._request("GET", url, bearer, b"", secrets, path, bucket)
                 if isinstance(listed, dict) and "items" in listed:  # as gidgethub's getiter

@@ -12,7 +12,8 @@ from urllib.parse import quote, urlsplit
 
 from bot.errors import PermanentForgeError
 from bot.forges import clipping, responses
-from bot.forges.base import Annotation, CheckAction, Conclusion, Permission, PullRequestRef
+from bot.forges.base import Annotation, CheckAction, Conclusion, Permission
+from bot.forges.rest.send import Dialect
 from bot.repos import RepoRef
 
 ANNOTATIONS_PER_REQUEST = 50  # the check-runs API's limit per request
@@ -37,14 +38,9 @@ def field(body: Any, key: str, where: str) -> Any:
     return responses.field(body, key, f"GitHub {where}")
 
 
-def html_url(item: Any) -> str | None:
-    """A comment's (or any object's) web address, when the response has one."""
-    url = item.get("html_url") if isinstance(item, dict) else None
-    return str(url) if url else None
-
-
-def pull_ref(item: Any, path: str) -> PullRequestRef:
-    return responses.pull_request(item, f"GitHub {path}")
+def app_login(app: Any) -> str:
+    """The login an app comments under, from ``GET /app``: its slug and ``[bot]``."""
+    return f"{field(app, 'slug', 'GET /app')}[bot]"
 
 
 def by_a_person(comment: Mapping[str, Any]) -> bool:
@@ -58,6 +54,16 @@ def by_a_person(comment: Mapping[str, Any]) -> bool:
     return isinstance(user, dict) and user.get("type") in ("User", "Organization")
 
 
+def by_the_app(comment: Mapping[str, Any]) -> bool:
+    """A comment the bot may edit or find again: see :func:`by_a_person`."""
+    return not by_a_person(comment)
+
+
+def typed_bot(comment: Mapping[str, Any]) -> bool:
+    """A comment listed as a bot's: GitHub types its author ``Bot`` (apps and their kin)."""
+    return responses.user_of(comment).get("type") == "Bot"
+
+
 def clip(text: str, limit: int = TEXT_LIMIT) -> str:
     """``text`` within ``limit`` UTF-8 bytes, ending in a note when something was cut."""
     return clipping.clip(text, limit, note=TRUNCATED, utf8=True)
@@ -65,6 +71,10 @@ def clip(text: str, limit: int = TEXT_LIMIT) -> str:
 
 def clip_title(title: str) -> str:
     return clipping.clip(title, TITLE_LIMIT)
+
+
+# GitHub answers 422 to a second pull request from one head into one base.
+DIALECT = Dialect("GitHub", pull_exists=422, clip_body=clip, clip_title=clip_title)
 
 
 def annotation(a: Annotation) -> dict[str, Any]:

@@ -1,9 +1,6 @@
-"""GitHub pull requests: finding one by branch, opening, listing the open ones into a base and
-rewriting a description (the onboarding pull request's, as its proposal changes).
-
-Each function takes the adapter's ``send`` (a request with the installation's token) and runs
-inside the adapter's retried operation.
-"""
+"""Finding GitHub's open pull request from a branch into a base, and listing the open ones into
+a base (reading, opening and rewriting one is :mod:`bot.forges.rest.pulls`). Each runs inside
+the adapter's retried operation."""
 
 from __future__ import annotations
 
@@ -12,9 +9,9 @@ from urllib.parse import quote, urlencode
 
 from bot.errors import PermanentForgeError
 from bot.forges.base import PullRequestRef
-from bot.forges.github.payloads import clip, clip_title, pull_ref, repo_path
-from bot.forges.github.reviews import Send
-from bot.forges.pulls import open_or_find
+from bot.forges.github.payloads import DIALECT, repo_path
+from bot.forges.rest.pulls import pull_ref
+from bot.forges.rest.send import Send
 from bot.repos import RepoRef
 
 MAX_LISTED = 100  # GitHub's largest page
@@ -27,19 +24,7 @@ def find(send: Send, repo: RepoRef, head: str, base: str) -> PullRequestRef | No
     found = send("GET", f"{path}?{query}")
     if not isinstance(found, list):
         raise PermanentForgeError(f"GitHub GET {path}: the response is not a list")
-    return pull_ref(found[0], path) if found else None
-
-
-def open_(
-    send: Send, repo: RepoRef, *, head: str, base: str, title: str, body: str
-) -> PullRequestRef:
-    path = repo_path(repo, "/pulls")
-    data = {"title": clip_title(title), "head": head, "base": base, "body": clip(body)}
-
-    def open_once() -> PullRequestRef:
-        return pull_ref(send("POST", path, data), path)
-
-    return open_or_find(open_once, lambda: find(send, repo, head, base), exists=422)
+    return pull_ref(found[0], path, DIALECT) if found else None
 
 
 def listed(send: Send, repo: RepoRef, base: str, limit: int) -> Sequence[PullRequestRef]:
@@ -58,8 +43,4 @@ def listed(send: Send, repo: RepoRef, base: str, limit: int) -> Sequence[PullReq
     found = send("GET", f"{path}?{query}")
     if not isinstance(found, list):
         raise PermanentForgeError(f"GitHub GET {path}: the response is not a list")
-    return [pull_ref(item, path) for item in found[:limit]]
-
-
-def update_body(send: Send, repo: RepoRef, number: int, body: str) -> None:
-    send("PATCH", repo_path(repo, f"/pulls/{int(number)}"), {"body": clip(body)})
+    return [pull_ref(item, path, DIALECT) for item in found[:limit]]

@@ -22,23 +22,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from bot.errors import ForgeStatusError
 from bot.forges.base import LineCommentSync, LineFinding, finding_marker, marker_fingerprint
 from bot.forges.github.payloads import TEXT_LIMIT, by_a_person, clip
 from bot.forges.plans import LineComment, plan_line_comments
+from bot.forges.rest.send import Send
 
 log = logging.getLogger("ichor.forge.github")
 
 FIXED_MARK = "<!-- ichor:fixed -->"
 _FIXED_ROOM = 100  # bytes kept free under TEXT_LIMIT for the "Fixed in" line
-
-
-class Send(Protocol):
-    """One GitHub request with the current token (every page of a listing, with ``pages``)."""
-
-    def __call__(self, method: str, path: str, data: Any = None, *, pages: bool = False) -> Any: ...
 
 
 def comment_body(finding: LineFinding) -> str:

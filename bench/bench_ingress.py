@@ -247,8 +247,10 @@ def main() -> int:
         floor_port = free_port()
         (Path(tmp) / "floor_app.py").write_text(FLOOR_APP)
         floor = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "floor_app:app", "--port", str(floor_port)]
-            + ["--log-level", "warning", "--no-access-log"],
+            [
+                *(sys.executable, "-m", "uvicorn", "floor_app:app", "--port", str(floor_port)),
+                *("--log-level", "warning", "--no-access-log"),
+            ],
             cwd=tmp,
             env={
                 **os.environ,

@@ -74,6 +74,7 @@ def _open(context: WorkerContext, forge: str, event: ChangeApiEvent) -> ChangeOu
         bot_identity(login, repo),
         cache=context.cache,
         registries=context.registries,
+        reports=context.reports,
     )
     requester = Requester(event.requester, via_api=True, client=event.actor)
     request = ChangeRequest(repo, forge, change_of(event), repo.default_branch, requester)

@@ -59,6 +59,7 @@ def change_command(run: CommandRun, command: Command) -> CommandOutcome:
         bot_identity(login, run.repo),
         cache=run.context.cache,
         registries=run.context.registries,
+        reports=run.context.reports,
     )
     request = ChangeRequest(run.repo, run.forge, change, base, requester, config_branch=rules)
     outcome = open_change(request, services)

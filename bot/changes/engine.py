@@ -43,6 +43,7 @@ from bot.changes.plan import (
 from bot.changes.pr_body import MARKER, Impact, Requester, pr_body
 from bot.changes.safety import written_path_problem
 from bot.checks.compare import compare_reports
+from bot.checks.report_cache import ReportCache, report_key
 from bot.checks.tips import branch_tip, config_at
 from bot.config.schema import IchorConfig
 from bot.errors import GitStoreError, IchorError
@@ -101,6 +102,9 @@ class ChangeServices:
     author: GitIdentity
     cache: FactsCache | None = None
     registries: RegistryCache | None = None
+    # The worker's reports: a change at the tip a check (or an earlier change) gated under the
+    # same targets gates only its result.
+    reports: ReportCache | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +231,11 @@ def _plan_check_push(
     policy: GatePolicy,
     lookup: Lookup,
 ) -> _Pushed | _Open | Refused:
-    base = _gate(snapshot, policy, services)
+    def gate_base() -> Report:
+        return _gate(snapshot, policy, services)
+
+    reports = services.reports
+    base = reports.get(report_key(request.repo, tip, policy), gate_base) if reports else gate_base()
 
     def read(path: str) -> bytes | None:
         entry = snapshot.get(path)

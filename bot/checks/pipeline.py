@@ -23,7 +23,7 @@ from bot.checks.compare import CheckComparison, compare_reports, touched_targets
 from bot.checks.findings import TouchedLines
 from bot.checks.output import error_output
 from bot.checks.publish import Publication, publish
-from bot.checks.report_cache import ReportCache
+from bot.checks.report_cache import ReportCache, report_key
 from bot.checks.request import CheckRequest, MergeBase, Rerun
 from bot.checks.tips import config_at
 from bot.checks.trees import TreeSource
@@ -367,9 +367,9 @@ def _gate(
         return Report(revision=rev)
     if services.reports is None:
         return _gate_now(tree, credentials, rev, paths, policy, services)
-    key = (repo.forge, repo.full_name, repo.clone_url, rev, policy)
     return services.reports.get(
-        key, lambda: _gate_now(tree, credentials, rev, paths, policy, services)
+        report_key(repo, rev, policy),
+        lambda: _gate_now(tree, credentials, rev, paths, policy, services),
     )
 
 

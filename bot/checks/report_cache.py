@@ -12,9 +12,17 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
+from bot.gate.policy import GatePolicy
 from bot.gate.report import Report
+from bot.repos import RepoRef
 
 DEFAULT_SIZE = 16  # a large target's report is a few MB at most
+
+
+def report_key(repo: RepoRef, rev: str, policy: GatePolicy) -> Hashable:
+    """What a report is a function of: one key for a check's and a change's gate of one
+    revision under one policy, so either finds the other's."""
+    return (repo.forge, repo.full_name, repo.clone_url, rev, policy)
 
 
 class ReportCache:

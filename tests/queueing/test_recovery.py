@@ -140,3 +140,34 @@ def test_a_redelivery_of_a_stuck_job_is_requeued_and_of_a_live_one_a_duplicate(
 def test_runs_of_a_job_are_counted(queue: RedisDeliveryQueue) -> None:
     job = f"github-{queue.queue.name}"
     assert [queue.begin_attempt(job) for _ in range(3)] == [1, 2, 3]
+
+
+# -- why not RQ's own handling: what StartedJobRegistry.cleanup does, measured -----------------
+
+
+def test_rq_cleanup_would_run_a_live_job_twice_after_an_outage(queue: RedisDeliveryQueue) -> None:
+    """After a Redis outage longer than a heartbeat, the registry entry of a job that is still
+    running has expired. RQ's cleanup takes it for abandoned and queues it again (a second run
+    beside the live one), where our reaper sees the lease its worker renewed and leaves it."""
+    alive = _submit(queue).job_id
+    entry = _start(queue, alive, leased=True)
+    queue.redis.zadd(queue.queue.started_job_registry.key, {entry: time.time() - 1})
+    assert _reap_after_grace(queue) == ([], [])  # ours: alive
+    queue.queue.started_job_registry.cleanup()  # RQ's
+    record = queue.redis.hgetall(Job.key_for(alive))
+    assert record[b"status"] != b"started"  # taken for dead while its worker still runs it
+    assert record[b"retries_left"] == b"2"
+
+
+def test_rq_cleanup_puts_an_abandoned_job_behind_its_retry_interval(
+    queue: RedisDeliveryQueue,
+) -> None:
+    """RQ gives an abandoned job back through its Retry intervals (the first is 10 s), and only
+    when a worker's maintenance runs (every 10 minutes by default); ours puts it at the front
+    of the queue once the grace has passed."""
+    dead = _submit(queue).job_id
+    entry = _start(queue, dead, leased=False)
+    queue.redis.zadd(queue.queue.started_job_registry.key, {entry: time.time() - 1})
+    queue.queue.started_job_registry.cleanup()
+    assert dead not in queue.queue.job_ids  # not on the queue: scheduled for later
+    assert dead in queue.queue.scheduled_job_registry.get_job_ids()

@@ -22,6 +22,7 @@ from bot.checks.request import CheckRequest, asks_for_check, request_for
 from bot.errors import PermanentForgeError
 from bot.queueing.base import delivery_job_id
 from bot.queueing.inprocess import JobRunner
+from bot.state.base import group_ended
 from bot.state.outcomes import Unposted
 from bot.webhooks import (
     ChangeApiEvent,
@@ -192,6 +193,8 @@ def abandon_delivery(
         request = _request(adapter, forge, delivery_id, typed)
         if request is None:
             return {**summary, "silent": "nothing was asked of the forge"}
+        if request.group is not None and group_ended(watched.state.heads, request.group.key):
+            return {**summary, "silent": str(CheckStatus.GROUP_ENDED)}  # nothing is wanted
         unposted = report_failure(
             adapter.forge, request, None, ABANDONED_REASON, watched.history, resume=True
         )

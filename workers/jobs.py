@@ -20,7 +20,9 @@ from typing import Any
 from bot.checks.pipeline import CheckStatus, report_failure, run_check
 from bot.checks.request import CheckRequest, asks_for_check, request_for
 from bot.errors import PermanentForgeError
+from bot.queueing.base import delivery_job_id
 from bot.queueing.inprocess import JobRunner
+from bot.state.base import group_ended
 from bot.state.outcomes import Unposted
 from bot.webhooks import (
     ChangeApiEvent,
@@ -28,6 +30,7 @@ from bot.webhooks import (
     CheckRerequestEvent,
     CommentEvent,
     InstallationEvent,
+    MergeGroupEvent,
     PushEvent,
     RequestedActionEvent,
     event_from_dict,
@@ -77,6 +80,7 @@ def run_delivery(
         delivery_id,
         _repository(typed),
         lambda watched: job(watched, forge, delivery_id, typed),
+        job_id=delivery_job_id(forge, delivery_id, event),
     )
 
 
@@ -117,7 +121,7 @@ def check_job(context: WorkerContext, forge: str, delivery_id: str, event: objec
     summary = {**summary, "handled": True, "check": result.to_dict()}
     if result.unposted is not None:
         return {**summary, **_unposted(result.title or "", result.unposted)}
-    if result.status in (CheckStatus.SUPERSEDED, CheckStatus.NOT_CONFIGURED):
+    if result.status in _SILENT:
         summary["silent"] = str(result.status)
     if result.status is CheckStatus.NOT_CONFIGURED and isinstance(event, PushEvent):
         summary.update(onboard_unconfigured_push(context, adapter, forge, event, request.repo))
@@ -127,6 +131,10 @@ def check_job(context: WorkerContext, forge: str, delivery_id: str, event: objec
     return summary
 
 
+# A check that posted no verdict, on purpose.
+_SILENT = (CheckStatus.SUPERSEDED, CheckStatus.NOT_CONFIGURED, CheckStatus.GROUP_ENDED)
+
+
 def _unposted(reason: str, error: Exception) -> Summary:
     """The check failed, and so did posting that it had."""
     said = str(error)
@@ -134,10 +142,27 @@ def _unposted(reason: str, error: Exception) -> Summary:
     return not_posted(unposted_kind(error), why)
 
 
+def merge_group_job(context: WorkerContext, forge: str, delivery_id: str, event: object) -> Summary:
+    """A merge group's check, or its end: a destroyed group's end was recorded as the delivery
+    was queued (``QueuedDelivery.head``), so its check, queued or running, posts no verdict."""
+    assert isinstance(event, MergeGroupEvent)
+    if event.action != "destroyed":
+        return check_job(context, forge, delivery_id, event)
+    log.info(
+        "delivery %s: %s %s: merge group at %s destroyed; nothing more is posted for it",
+        delivery_id,
+        forge,
+        event.repo.full_name,
+        event.head_sha[:12],
+    )
+    return {**_summary(forge, delivery_id, event), "handled": True, "silent": "group-ended"}
+
+
 # What each event asks a worker to do; events not named here are acknowledged and logged.
 JOBS: dict[type, Job] = {
     ChangeRequestEvent: check_job,
     PushEvent: check_job,
+    MergeGroupEvent: merge_group_job,
     CheckRerequestEvent: check_job,
     CommentEvent: comment_job,
     RequestedActionEvent: requested_action_job,
@@ -168,12 +193,15 @@ def abandon_delivery(
         request = _request(adapter, forge, delivery_id, typed)
         if request is None:
             return {**summary, "silent": "nothing was asked of the forge"}
+        if request.group is not None and group_ended(watched.state.heads, request.group.key):
+            return {**summary, "silent": str(CheckStatus.GROUP_ENDED)}  # nothing is wanted
         unposted = report_failure(
             adapter.forge, request, None, ABANDONED_REASON, watched.history, resume=True
         )
         return summary if unposted is None else {**summary, **_unposted(ABANDONED_REASON, unposted)}
 
-    return run_watched(context, forge, delivery_id, _repository(typed), report)
+    job_id = delivery_job_id(forge, delivery_id, event)
+    return run_watched(context, forge, delivery_id, _repository(typed), report, job_id=job_id)
 
 
 def _request(adapter: Adapter, forge: str, delivery_id: str, event: object) -> CheckRequest | None:

@@ -113,11 +113,14 @@ def run_watched(
     delivery_id: str,
     repository: str,
     job: Callable[[WorkerContext], Summary],
+    *,
+    job_id: str | None = None,
 ) -> Summary:
-    """Run ``job`` and keep how it ended; a job that ended for good without posting its
-    result raises :class:`NotPostedError` (the queue then marks it failed)."""
+    """Run ``job`` and keep how it ended, under ``job_id`` (the delivery's own job by default);
+    a job that ended for good without posting its result raises :class:`NotPostedError` (the
+    queue then marks it failed)."""
     watch = PostWatch(context.history)
-    job_id = job_id_of(forge, delivery_id)
+    job_id = job_id or job_id_of(forge, delivery_id)
 
     def outcome(result: Result, detail: str = "", kind: str = "", final: bool = True) -> None:
         ended = JobOutcome(time.time(), job_id, forge, result, detail, kind, final, repository)

@@ -21,12 +21,17 @@ from bot.checks.markdown_text import (
 MAX_APPROVALS_CHARS = 20_000
 
 
-def waiting_title(status: ApprovalStatus) -> str:
-    """``2 new objects in prod wait for /approve``: the headline GitLab and Gitea show."""
+def waiting_title(status: ApprovalStatus, *, merge_group: bool = False) -> str:
+    """``2 new objects in prod wait for /approve``: the headline GitLab and Gitea show. In a
+    merge group, which nobody approves: ``2 new objects in prod not approved on their pull
+    requests``."""
     count = len(status.waiting)
     objects = "1 new object" if count == 1 else f"{count} new objects"
+    where = ", ".join(status.waiting_targets)
+    if merge_group:
+        return f"{objects} in {where} not approved on their pull requests"
     verb = "waits" if count == 1 else "wait"
-    return f"{objects} in {', '.join(status.waiting_targets)} {verb} for /approve"
+    return f"{objects} in {where} {verb} for /approve"
 
 
 def _identity(text: str) -> str:
@@ -34,13 +39,22 @@ def _identity(text: str) -> str:
     return f"<code>{escape(shown, code=True)}</code>"
 
 
-def approvals_section(status: ApprovalStatus | None) -> list[str]:
+def approvals_section(status: ApprovalStatus | None, *, merge_group: bool = False) -> list[str]:
     """Each new object of a strict target, waiting first, as table rows within
-    :data:`MAX_APPROVALS_CHARS`; the rest are counted."""
+    :data:`MAX_APPROVALS_CHARS`; the rest are counted. In a merge group the approvals are
+    those given on its pull requests, and an object without one is not approved."""
     if status is None or not status.objects:
         return []
     lines = ["", "### Approvals", ""]
-    if status.waiting:
+    if status.waiting and merge_group:
+        lines += [
+            "New objects in strict targets need approval, and nobody can approve a merge "
+            "group: the objects below are not approved, as they are here, on any of its pull "
+            "requests. Approve them there (`/approve` on the pull request), then queue it "
+            "again.",
+            "",
+        ]
+    elif status.waiting:
         lines += [
             "New objects in strict targets need approval: someone with the permission "
             "comments `/approve` on this pull request, which approves exactly these objects "
@@ -50,7 +64,8 @@ def approvals_section(status: ApprovalStatus | None) -> list[str]:
     else:
         lines += ["Every new object in a strict target is approved.", ""]
     lines += ["| Target | Object | Path | Approval |", "| --- | --- | --- | --- |"]
-    rows = [(o, "⏳ waiting for `/approve`") for o in status.waiting]
+    pending = "❌ not approved" if merge_group else "⏳ waiting for `/approve`"
+    rows = [(o, pending) for o in status.waiting]
     rows += [
         (o, f"✅ approved by {inline_text('@' + a.approver, 100)} at {short_sha(a.head_sha)}")
         for o, a in status.approved

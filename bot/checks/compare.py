@@ -73,6 +73,13 @@ class CheckComparison:
     # A pull request's check, or a branch's checked as its pull request would be: the only
     # checks ``enforce: new`` applies to. A push to the default branch gets the full verdict.
     pull_request: bool = False
+    # A GitHub merge group's check: the pull requests it queues (empty when its branch named
+    # none); None for any other check.
+    queued: tuple[int, ...] | None = None
+
+    @property
+    def merge_group(self) -> bool:
+        return self.queued is not None
 
     @property
     def blocking(self) -> tuple[TargetResult, ...]:
@@ -87,8 +94,10 @@ class CheckComparison:
         if self.blocking:
             return Conclusion.FAILURE
         # Waiting for /approve is not an issue, old or new: it stops the change either way.
+        # Nobody can approve a merge group: an object approved on none of its pull requests
+        # fails it.
         if self.approvals is not None and not self.approvals.complete:
-            return Conclusion.ACTION_REQUIRED
+            return Conclusion.FAILURE if self.merge_group else Conclusion.ACTION_REQUIRED
         return Conclusion.SUCCESS
 
     @property

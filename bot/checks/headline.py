@@ -31,7 +31,8 @@ def check_title(comparison: CheckComparison) -> str:
     # Refused at head, yet passing: every error was on base, under enforce: new.
     passed_anyway = not blocking and any(t.verdict is Verdict.REFUSED for t in targets)
     if not blocking and comparison.approvals is not None and comparison.approvals.waiting:
-        return shorten(waiting_title(comparison.approvals), MAX_TITLE_CHARS)
+        title = waiting_title(comparison.approvals, merge_group=comparison.merge_group)
+        return shorten(title, MAX_TITLE_CHARS)
     if blocking:
         head, noun = f"{counted(blocking, 'target')} refused", "issue"
     elif passed_anyway:  # a new error would have blocked: what is new is warnings

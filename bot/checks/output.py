@@ -168,9 +168,25 @@ def _overview(comparison: CheckComparison, entries: Sequence[_Entry]) -> list[st
         )
     else:
         lines.append(f"Checked {_sha(comparison.head_sha)}; with no base, every issue is new.")
+    if comparison.queued is not None:
+        lines += ["", _queued_line(comparison.queued)]
     if comparison.untouched:
         lines += ["", f"Not touched by this change: {_names(comparison.untouched)}."]
-    return lines + approvals_section(comparison.approvals) + _fixes(entries)
+    approvals = approvals_section(comparison.approvals, merge_group=comparison.merge_group)
+    return lines + approvals + _fixes(entries)
+
+
+def _queued_line(pulls: Sequence[int]) -> str:
+    if not pulls:
+        return (
+            "This is a merge group whose branch names no pull request, so no approval carries "
+            "over to it."
+        )
+    named = ", ".join(f"#{n}" for n in pulls[:_MAX_NAMES_SHOWN])
+    more = len(pulls) - _MAX_NAMES_SHOWN
+    named += f" and {more} more" if more > 0 else ""
+    noun = "pull request" if len(pulls) == 1 else "pull requests"
+    return f"This is a merge group of {noun} {named}, checked against the queue's base."
 
 
 def _fixes(entries: Sequence[_Entry]) -> list[str]:
@@ -302,8 +318,16 @@ def check_output(
             for n in annotated
         ),
         details_url=details_url,
-        actions=(APPROVE_ACTION, RECHECK_ACTION) if waiting else (RECHECK_ACTION,),
+        actions=_actions(comparison, waiting=waiting),
     )
+
+
+def _actions(comparison: CheckComparison, *, waiting: bool) -> tuple[CheckAction, ...]:
+    """A merge group's check has no buttons: nobody approves a merge group, and a button press
+    runs a command on a pull request. GitHub's own re-run checks the group again."""
+    if comparison.merge_group:
+        return ()
+    return (APPROVE_ACTION, RECHECK_ACTION) if waiting else (RECHECK_ACTION,)
 
 
 # --- the summary comment (GitLab, Gitea; optionally GitHub) ---------------------------------

@@ -21,6 +21,7 @@ from typing import Protocol
 from bot.checks.approvals import StrictObjects, remember_shown, strict_objects, with_approvals
 from bot.checks.compare import CheckComparison, compare_reports, touched_targets
 from bot.checks.findings import TouchedLines
+from bot.checks.group_approvals import with_group_approvals
 from bot.checks.output import error_output
 from bot.checks.publish import Publication, publish
 from bot.checks.report_cache import ReportCache, report_key
@@ -41,7 +42,13 @@ from bot.gate.report import ConfigIssue, Report
 from bot.gate.run import RegistryCache, run_gate
 from bot.repos import RepoRef
 from bot.state.audit import utc_now
-from bot.state.base import ApprovalStore, HeadReader, LineCommentMemory, ShownChecks
+from bot.state.base import (
+    ApprovalStore,
+    HeadReader,
+    LineCommentMemory,
+    ShownChecks,
+    group_ended,
+)
 
 log = logging.getLogger("ichor.check")
 
@@ -64,6 +71,7 @@ class CheckHistory(Protocol):
 class CheckStatus(enum.StrEnum):
     POSTED = "posted"
     SUPERSEDED = "superseded"
+    GROUP_ENDED = "group-ended"  # a merge group destroyed before its verdict: none posted
     NOT_CONFIGURED = "not-configured"
     FAILED = "failed"  # the check could not be completed, and the forge was told so
     UNPOSTED = "not-posted"  # nor could the forge be told: nothing was posted
@@ -123,21 +131,34 @@ class CheckServices:
 
 
 def _superseded(request: CheckRequest, heads: HeadReader | None) -> bool:
-    if request.pull is None or heads is None:
+    """Whether the result is no longer wanted: a newer head of the pull request came, or the
+    merge group was destroyed."""
+    if heads is None:
+        return False
+    if request.group is not None:
+        return group_ended(heads, request.group.key)
+    if request.pull is None:
         return False
     latest = heads.latest_head(request.pull)
     return latest is not None and latest != request.head_sha
+
+
+def _not_wanted(request: CheckRequest, check_id: str | None = None) -> CheckResult:
+    if request.group is not None:
+        return CheckResult(CheckStatus.GROUP_ENDED, check_id=check_id)
+    return CheckResult(CheckStatus.SUPERSEDED, check_id=check_id)
 
 
 def run_check(request: CheckRequest, services: CheckServices) -> CheckResult:
     started = services.clock()
     if _superseded(request, services.heads):
         log.info(
-            "%s %s: superseded by a newer head, not checked",
+            "%s %s: %s, not checked",
             request.repo.full_name,
             request.head_sha[:12],
+            "its merge group ended" if request.group else "superseded by a newer head",
         )
-        return CheckResult(CheckStatus.SUPERSEDED)
+        return _not_wanted(request)
     forge = services.forge
     check: CheckHandle | None = None
     try:
@@ -150,7 +171,7 @@ def run_check(request: CheckRequest, services: CheckServices) -> CheckResult:
                 log.info("%s: no %s, staying silent", request.repo.full_name, CONFIG_FILE)
                 return CheckResult(CheckStatus.NOT_CONFIGURED)
             if _superseded(request, services.heads):
-                return CheckResult(CheckStatus.SUPERSEDED)
+                return _not_wanted(request)
             check = forge.start_check(
                 request.repo,
                 request.head_sha,
@@ -159,12 +180,12 @@ def run_check(request: CheckRequest, services: CheckServices) -> CheckResult:
             )
             comparison, strict = compare_revisions(tree, credentials, request, config, services)
             touched_lines = _touched_lines(tree, comparison, services.line_comments)
-        comparison = with_approvals(comparison, strict, request, forge, services.approvals)
+        comparison = _approved(comparison, strict, request, forge, services.approvals)
         if _superseded(request, services.heads):
-            # Started but no longer the newest: end it without a verdict rather than leave
-            # it running; the newer head gets its own check.
-            forge.complete_check(request.repo, check, _superseded_output(request.head_sha))
-            return CheckResult(CheckStatus.SUPERSEDED, check_id=check.id)
+            # Started but no longer wanted: end it without a verdict rather than leave it
+            # running; a newer head gets its own check, an ended merge group none.
+            forge.complete_check(request.repo, check, _superseded_output(request))
+            return _not_wanted(request, check.id)
         publication = Publication(
             request.repo,
             check,
@@ -277,11 +298,33 @@ def _keep(
         )
 
 
-def _superseded_output(head_sha: str) -> CheckOutput:
+def _approved(
+    comparison: CheckComparison,
+    strict: StrictObjects,
+    request: CheckRequest,
+    forge: ForgeAdapter,
+    store: ApprovalStore | None,
+) -> CheckComparison:
+    """The approval status: a pull request's own approvals, or a merge group's pull requests'."""
+    if request.group is not None:
+        return with_group_approvals(comparison, strict, request.repo, request.group, forge, store)
+    return with_approvals(comparison, strict, request, forge, store)
+
+
+def _superseded_output(request: CheckRequest) -> CheckOutput:
+    head = request.head_sha[:12]
+    if request.group is not None:
+        return CheckOutput(
+            Conclusion.NEUTRAL,
+            "Merge group ended",
+            f"The merge group at `{head}` left the merge queue before its check was done; "
+            "no verdict is given for it.",
+            "",
+        )
     return CheckOutput(
         Conclusion.NEUTRAL,
         "Superseded by a newer push",
-        f"Commit `{head_sha[:12]}` is no longer the head of its pull request; "
+        f"Commit `{head}` is no longer the head of its pull request; "
         "the newest head has its own check.",
         "",
     )

@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 from typing import TypeGuard
 
 from bot.repos import RepoRef
-from bot.state.base import pull_key
-from bot.webhooks import ChangeRequestEvent, CheckRerequestEvent, PushEvent
+from bot.state.base import merge_group_key, pull_key
+from bot.webhooks import ChangeRequestEvent, CheckRerequestEvent, MergeGroupEvent, PushEvent
 from bot.webhooks.payload import is_zero_sha
 
 
@@ -43,6 +43,19 @@ class Rerun:
 
 
 Baseline = MergeBase | Commit | Rerun
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedGroup:
+    """The GitHub merge group a check is of: the key its end is recorded under
+    (:func:`bot.state.base.merge_group_key`) and the pull requests it queues, whose approvals
+    carry over (design.md 5.1)."""
+
+    key: str
+    pulls: tuple[int, ...]
+    forge: str  # the forge's name the pull requests are filed under (pull_key)
+
+
 # The ref a forge serves a pull request's head under (``ForgeAdapter.pull_head_ref``).
 PullHeadRef = Callable[[int], str]
 
@@ -58,6 +71,8 @@ class CheckRequest:
     number: int | None = None  # the pull request, for a summary comment
     # Who opened the pull request, when known: their own /approve does not count (design.md 5.1).
     author: str | None = None
+    # A merge group's check: nothing is posted once the group is destroyed (design.md 4).
+    group: QueuedGroup | None = None
 
     @property
     def base_sha(self) -> str | None:
@@ -116,6 +131,8 @@ def request_for(
         )
     if isinstance(event, PushEvent):
         return _push_request(event, delivery_id)
+    if isinstance(event, MergeGroupEvent):
+        return _group_request(event, forge, delivery_id)
     if isinstance(event, CheckRerequestEvent):
         return CheckRequest(
             acted_on(event.repo, event.installation_id),
@@ -127,7 +144,7 @@ def request_for(
     return None
 
 
-CheckedEvent = ChangeRequestEvent | PushEvent | CheckRerequestEvent
+CheckedEvent = ChangeRequestEvent | PushEvent | CheckRerequestEvent | MergeGroupEvent
 
 
 def asks_for_check(event: object) -> TypeGuard[CheckedEvent]:
@@ -136,7 +153,28 @@ def asks_for_check(event: object) -> TypeGuard[CheckedEvent]:
         return not (
             event.deleted or not event.ref.startswith("refs/heads/") or is_zero_sha(event.after)
         )
+    if isinstance(event, MergeGroupEvent):  # a destroyed group asks for nothing more
+        return event.action != "destroyed"
     return isinstance(event, ChangeRequestEvent | CheckRerequestEvent)
+
+
+def _group_request(event: MergeGroupEvent, forge: str, delivery_id: str) -> CheckRequest | None:
+    """A merge group's head, compared as a pull request into the queue's base would be: with
+    the group's base commit (the base branch's tip, or the head of the group queued before it),
+    under the configuration there. The group's branch brings both; the base branch is fetched
+    too, in case the group's branch is gone already."""
+    if not asks_for_check(event):
+        return None
+    return CheckRequest(
+        acted_on(event.repo, event.installation_id),
+        event.head_sha,
+        MergeBase(event.base_sha, event.base_ref),
+        (event.head_ref, f"refs/heads/{event.base_ref}"),
+        delivery_id,
+        group=QueuedGroup(
+            merge_group_key(forge, event.repo.full_name, event.head_sha), event.pulls, forge
+        ),
+    )
 
 
 def _push_request(event: PushEvent, delivery_id: str) -> CheckRequest | None:

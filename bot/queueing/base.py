@@ -8,10 +8,12 @@ from __future__ import annotations
 import enum
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bot.errors import IchorError
+from bot.state.base import GROUP_ENDED, merge_group_key
 from bot.state.base import pull_key as pull_key  # re-exported: deliveries name pulls by it
 
 JOB_FUNCTION = "workers.jobs.handle_delivery"
@@ -39,20 +41,28 @@ class QueuedDelivery:
 
     @property
     def job_id(self) -> str:
-        return job_id_of(self.forge, self.delivery_id)
+        return delivery_job_id(self.forge, self.delivery_id, self.event)
 
     @property
     def head(self) -> tuple[str, str] | None:
-        """(pull request key, head sha) for a change-request event: the newest head received for
-        a pull request is the only one whose result is posted; the queue records it in the state
-        store when it queues the delivery."""
+        """What the queue records in the state store as it queues the delivery, atomically
+        with its job: (pull request key, head sha) for a change-request event, since the newest
+        head received for a pull request is the only one whose result is posted; and (merge
+        group key, :data:`GROUP_ENDED`) for a destroyed merge group, whose check, queued or
+        running, then posts nothing."""
         event = self.event
-        if event.get("type") != "change_request":
-            return None
-        return (
-            pull_key(self.forge, str(event["repo"]["full_name"]), int(event["number"])),
-            str(event["head_sha"]),
-        )
+        kind = event.get("type")
+        if kind == "change_request":
+            return (
+                pull_key(self.forge, str(event["repo"]["full_name"]), int(event["number"])),
+                str(event["head_sha"]),
+            )
+        if kind == "merge_group" and event.get("action") == "destroyed":
+            group = merge_group_key(
+                self.forge, str(event["repo"]["full_name"]), str(event["head_sha"])
+            )
+            return group, GROUP_ENDED
+        return None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -67,6 +77,18 @@ class QueuedDelivery:
         return cls(
             str(data["forge"]), str(data["delivery_id"]), str(data["event_name"]), data["event"]
         )
+
+
+def delivery_job_id(forge: str, delivery_id: str, event: Mapping[str, Any]) -> str:
+    """The job a delivery is queued as (and deduplicated by): :func:`job_id_of` its delivery,
+    but one job per head for a merge group's check, whichever delivery asks for it first (the
+    ``merge_group`` event or the push of the group's branch), so the head gets one check run."""
+    if event.get("type") == "merge_group" and event.get("action") == "checks_requested":
+        repo = event.get("repo")
+        full_name = repo.get("full_name") if isinstance(repo, Mapping) else None
+        named = f"{str(full_name).casefold()}\n{event.get('head_sha')}"
+        return f"{forge}-group-{hashlib.sha256(named.encode()).hexdigest()[:32]}"
+    return job_id_of(forge, delivery_id)
 
 
 def job_id_of(forge: str, delivery_id: str) -> str:

@@ -25,10 +25,27 @@ def pull_key(forge: str, full_name: str, number: int) -> str:
     return f"{forge}:{full_name}:{number}"
 
 
+def merge_group_key(forge: str, full_name: str, head_sha: str) -> str:
+    """The key a GitHub merge group is filed under: its head, a commit GitHub builds anew for
+    every group."""
+    return f"{forge}:{full_name}:merge-group:{head_sha}"
+
+
+# What a merge group's head record holds once the group is destroyed (design.md 4); it holds
+# nothing before, so a group's record is only ever "ended" or absent.
+GROUP_ENDED = "ended"
+
+
 class HeadReader(Protocol):
     """The newest head sha received for each pull request: only its result is posted."""
 
     def latest_head(self, pull: str) -> str | None: ...
+
+
+def group_ended(heads: HeadReader, group: str) -> bool:
+    """Whether the merge group filed under ``group`` (:func:`merge_group_key`) was destroyed:
+    then nothing more is posted for it."""
+    return heads.latest_head(group) == GROUP_ENDED
 
 
 class HeadStore(HeadReader, Protocol):

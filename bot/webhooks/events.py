@@ -19,6 +19,9 @@ from bot.webhooks.payload import WebhookError
 Flavor: TypeAlias = Literal["github", "gitlab", "gitea", "forgejo"]
 ChangeAction: TypeAlias = Literal["opened", "reopened", "updated"]
 ApiVerb: TypeAlias = Literal["approve", "reject", "update", "delete", "create"]
+# What a merge group's delivery asks: check its head (the merge_group event, or the push of its
+# branch, whichever comes first), check it again (a re-run), or nothing more (destroyed).
+MergeGroupAction: TypeAlias = Literal["checks_requested", "rerequested", "destroyed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,22 @@ class PushEvent:
     created: bool
     deleted: bool
     pusher: str | None
+    installation_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class MergeGroupEvent:
+    """A GitHub merge queue's merge group (design.md 4): the commit the queue would merge,
+    built on ``base_sha`` of branch ``base_ref``, and the pull requests it queues, named by its
+    ``gh-readonly-queue/…`` branch (empty when that branch could not be read)."""
+
+    repo: RepoRef
+    action: MergeGroupAction
+    head_sha: str
+    head_ref: str  # refs/heads/gh-readonly-queue/...
+    base_ref: str  # the base branch's name, without refs/heads/
+    base_sha: str
+    pulls: tuple[int, ...]
     installation_id: int | None
 
 
@@ -151,6 +170,7 @@ class Ignored:
 Event: TypeAlias = (
     ChangeRequestEvent
     | PushEvent
+    | MergeGroupEvent
     | CommentEvent
     | CheckRerequestEvent
     | RequestedActionEvent
@@ -164,6 +184,7 @@ Event: TypeAlias = (
 ACTIONABLE: tuple[type[Any], ...] = (
     ChangeRequestEvent,
     PushEvent,
+    MergeGroupEvent,
     CommentEvent,
     CheckRerequestEvent,
     RequestedActionEvent,
@@ -189,6 +210,7 @@ class Delivery:
 _TYPES: dict[str, type[Any]] = {
     "change_request": ChangeRequestEvent,
     "push": PushEvent,
+    "merge_group": MergeGroupEvent,
     "comment": CommentEvent,
     "check_rerequest": CheckRerequestEvent,
     "requested_action": RequestedActionEvent,

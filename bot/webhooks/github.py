@@ -24,6 +24,7 @@ from bot.webhooks.events import (
     PingEvent,
     RequestedActionEvent,
 )
+from bot.webhooks.github_merge_group import merge_group_event, queue_push, queue_rerun
 from bot.webhooks.payload import JsonObject
 
 _F = ForgeKind.GITHUB
@@ -104,9 +105,16 @@ def _pull_request(event_name: str, p: JsonObject) -> Event:
 
 
 def _push(event_name: str, p: JsonObject) -> Event:
+    group = queue_push(p, repo=_repo, installation_id=_installation)
+    if group is not None:  # a merge group's branch: the group's check, once with its event
+        return group
     return push_event(
         _F, event_name, p, repo=_repo, pusher=_pusher, installation_id=_installation, flags=True
     )
+
+
+def _merge_group(event_name: str, p: JsonObject) -> Event:
+    return merge_group_event(event_name, p, repo=_repo, installation_id=_installation)
 
 
 def _pusher(p: JsonObject) -> str | None:
@@ -158,13 +166,18 @@ def _check_run(event_name: str, p: JsonObject) -> Event:
             pull_numbers=tuple(pr.number("number") for pr in run.objs("pull_requests")),
         )
     suite = run.opt_obj("check_suite")
+    repo, installation = _repo(p), p.obj("installation").number("id")
+    head_sha = run.sha("head_sha")
+    group = queue_rerun(suite, head_sha, repo, installation)
+    if group is not None:
+        return group
     return CheckRerequestEvent(
-        repo=_repo(p),
-        head_sha=run.sha("head_sha"),
+        repo=repo,
+        head_sha=head_sha,
         check_run_id=run.number("id"),
         check_suite_id=None if suite is None else suite.opt_number("id"),
         pull_numbers=tuple(pr.number("number") for pr in run.objs("pull_requests")),
-        installation_id=p.obj("installation").number("id"),
+        installation_id=installation,
     )
 
 
@@ -174,13 +187,18 @@ def _check_suite(event_name: str, p: JsonObject) -> Event:
         # "requested" comes with every push; the push and pull_request events drive checks.
         return ignored(_F, event_name, action, "only rerequested check suites are acted on")
     suite = p.obj("check_suite")
+    repo, installation = _repo(p), p.obj("installation").number("id")
+    head_sha = suite.sha("head_sha")
+    group = queue_rerun(suite, head_sha, repo, installation)
+    if group is not None:
+        return group
     return CheckRerequestEvent(
-        repo=_repo(p),
-        head_sha=suite.sha("head_sha"),
+        repo=repo,
+        head_sha=head_sha,
         check_run_id=None,
         check_suite_id=suite.number("id"),
         pull_numbers=tuple(pr.number("number") for pr in suite.objs("pull_requests")),
-        installation_id=p.obj("installation").number("id"),
+        installation_id=installation,
     )
 
 
@@ -211,6 +229,7 @@ def _ping(event_name: str, p: JsonObject) -> Event:
 _HANDLERS: dict[str, Callable[[str, JsonObject], Event]] = {
     "pull_request": _pull_request,
     "push": _push,
+    "merge_group": _merge_group,
     "issue_comment": _comment,
     "pull_request_review_comment": _comment,
     "check_run": _check_run,

@@ -116,7 +116,7 @@ class Bot:
         keys = list(self.redis.scan_iter(f"rq:*{self.queue}*", count=1000))
         keys += list(self.redis.scan_iter(f"ichor:history:{self.queue}:*", count=1000))
         for job in self.deliveries:
-            keys += [f"ichor:delivery:{job}", f"rq:job:{job}"]
+            keys += [f"ichor:delivery:{job}", f"ichor:attempts:{job}", f"rq:job:{job}"]
             keys += list(self.redis.scan_iter(f"rq:results:{job}*"))
         for name in self.repositories:
             for prefix in (
@@ -146,6 +146,9 @@ class Bot:
         body = json.dumps(payload).encode()
         headers = signed_headers(forge, body, event, SECRET, delivery)
         response = httpx.post(f"{self.url}/webhooks/{route}", content=body, headers=headers)
+        job = response.json().get("job") if response.status_code in (200, 202) else None
+        if isinstance(job, str) and job not in self.deliveries:  # a merge group's, by its head
+            self.deliveries.append(job)
         return response.status_code
 
     def run_worker(

@@ -43,7 +43,7 @@ def test_readme_lists_every_permission_and_event() -> None:
     readme = (ROOT / "README.md").read_text()
     section = readme.split("### Installing on GitHub (a GitHub App)")[1].split("\n### ")[0]
     section = " ".join(section.split())
-    for words in ("Checks", "Contents", "Pull requests", "Issues", "Metadata"):
+    for words in ("Checks", "Contents", "Pull requests", "Issues", "Merge queues", "Metadata"):
         assert f"{words} *" in section, words
     for event in github_manifest.EVENTS:
         assert f"`{event}`" in section, event

@@ -18,6 +18,7 @@ from bot.webhooks import (
     Event,
     Ignored,
     InstallationEvent,
+    MergeGroupEvent,
     PingEvent,
     PushEvent,
     RequestedActionEvent,
@@ -66,6 +67,16 @@ EVENTS: list[Event] = [
     PingEvent(ForgeKind.GITHUB, None),
     Ignored(
         ForgeKind.GITEA, "pull_request_approved", None, "pull request reviews are not acted on"
+    ),
+    MergeGroupEvent(
+        REPO,
+        "checks_requested",
+        SHA_A,
+        f"refs/heads/gh-readonly-queue/main/pr-3-{SHA_B}",
+        "main",
+        SHA_B,
+        (3, 4),
+        957387,
     ),
 ]
 
@@ -165,7 +176,7 @@ def test_events_are_frozen_and_slotted() -> None:
 
 
 def test_only_pings_and_ignored_deliveries_are_not_actionable() -> None:
-    assert [is_actionable(event) for event in EVENTS] == [True] * 6 + [False, False]
+    assert [is_actionable(event) for event in EVENTS] == [True] * 6 + [False, False, True]
 
 
 def test_a_comment_queued_before_it_carried_its_time_still_decodes() -> None:

@@ -10,14 +10,23 @@ import pytest
 from bot.errors import IchorError
 from bot.forges.gitlab.adapter import GitLabForge
 from bot.forges.local import LocalForge
+from bot.queueing.base import delivery_job_id, job_id_of
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
+from bot.state.base import GROUP_ENDED, merge_group_key
 from bot.state.memory import memory_state
-from bot.webhooks import ChangeRequestEvent, CheckRerequestEvent, PushEvent, event_to_dict
+from bot.webhooks import (
+    ChangeRequestEvent,
+    CheckRerequestEvent,
+    MergeGroupAction,
+    MergeGroupEvent,
+    PushEvent,
+    event_to_dict,
+)
 from tests.support.gitops import base_files, configmap
 from tests.support.gitrepo import WorkRepo
 from workers.context import build_context, installed_context
-from workers.jobs import JOBS, check_job, handle_delivery, run_delivery
+from workers.jobs import JOBS, check_job, handle_delivery, merge_group_job, run_delivery
 
 NAME = "acme/gitops"
 
@@ -60,3 +69,33 @@ def _change(head: str, base: str) -> dict[str, Any]:
         repo, 7, "opened", head, "main", "feature", base, None, NAME, False, "alice", 1, False
     )
     return event_to_dict(event)
+
+
+def _group(action: MergeGroupAction, head: str, base: str) -> dict[str, Any]:
+    repo = RepoRef(ForgeKind.GITHUB, NAME, "1", f"https://github.com/{NAME}.git", "", "main")
+    ref = f"refs/heads/gh-readonly-queue/main/pr-7-{base}"
+    return event_to_dict(MergeGroupEvent(repo, action, head, ref, "main", base, (7,), 1))
+
+
+def test_a_merge_group_is_checked_and_its_end_posts_nothing_more(tmp_path: Path) -> None:
+    """The group's check is kept under its job, the one its event and its push share; once the
+    group is destroyed (recorded as the delivery is queued), its check posts no verdict."""
+    repo = WorkRepo(tmp_path / "repos" / NAME)
+    base = repo.commit(base_files(), "base")
+    head = repo.commit({"clusters/prod/v1/configmaps/web/other.yaml": configmap("other")})
+    settings = Settings(local_repos=tmp_path / "repos", data_dir=tmp_path / "data")
+    state = memory_state()
+    context = build_context(settings, state)
+    assert JOBS[MergeGroupEvent] is merge_group_job
+    event = _group("checks_requested", head, base)
+    summary = run_delivery(context, "github", "d1", event)
+    assert summary["check"]["status"] == "posted"
+    job = delivery_job_id("github", "d1", event)
+    assert job != job_id_of("github", "d1")
+    assert context.outcomes is not None
+    assert context.outcomes.outcomes([job])[job].result == "posted"
+    ended = _group("destroyed", head, base)
+    state.heads.record_head(merge_group_key("github", NAME, head), GROUP_ENDED, redelivery=False)
+    assert run_delivery(context, "github", "d2", ended)["silent"] == "group-ended"
+    again = run_delivery(context, "github", "d3", _group("rerequested", head, base))
+    assert again["check"]["status"] == again["silent"] == "group-ended"

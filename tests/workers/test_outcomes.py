@@ -18,12 +18,20 @@ from bot.errors import (
 )
 from bot.forges.base import CheckOutput, Conclusion
 from bot.forges.local import LocalForge
+from bot.queueing.base import delivery_job_id
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
+from bot.state.base import GROUP_ENDED, merge_group_key
 from bot.state.history import CheckRecorder, FileHistory
 from bot.state.memory import memory_state
 from bot.state.outcomes import JobOutcome, OutcomeStore, Result, Unposted
-from bot.webhooks import ChangeRequestEvent, CommentEvent, InstallationEvent, event_to_dict
+from bot.webhooks import (
+    ChangeRequestEvent,
+    CommentEvent,
+    InstallationEvent,
+    MergeGroupEvent,
+    event_to_dict,
+)
 from tests.support.gitops import base_files
 from tests.support.gitrepo import WorkRepo
 from tests.support.recording_forge import RecordingForge
@@ -241,6 +249,25 @@ def test_an_abandoned_jobs_report_is_kept_under_the_abandoned_job(
     _with_forge(context, monkeypatch, Forge(tmp_path / "data"), tmp_path)
     abandon_delivery(context, "github", "d1", _change())
     assert _only(context).result == "posted"
+
+
+def test_an_abandoned_check_of_a_destroyed_merge_group_posts_nothing(
+    context: WorkerContext, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    head, base = "a" * 40, "b" * 40
+    ref = f"refs/heads/gh-readonly-queue/main/pr-7-{base}"
+    event = event_to_dict(
+        MergeGroupEvent(REPO, "checks_requested", head, ref, "main", base, (7,), 1)
+    )
+    forge = Forge(tmp_path / "data")
+    _with_forge(context, monkeypatch, forge, tmp_path)
+    context.state.heads.record_head(
+        merge_group_key("github", NAME, head), GROUP_ENDED, redelivery=False
+    )
+    summary = abandon_delivery(context, "github", "d1", event)
+    assert summary["silent"] == "group-ended"
+    job = delivery_job_id("github", "d1", event)
+    assert (_only(context).job_id, _only(context).result) == (job, "silent")
 
 
 @pytest.mark.parametrize(

@@ -27,12 +27,14 @@ WEBHOOK_PATH = "/webhooks/github"
 CALLBACK_PATH = "/setup/github/callback"
 # What the code uses, and no more: check runs (checks), the summary comment and its reactions
 # (issues), line comments, reviews and remediation pull requests (pull_requests), trees and
-# the remediation branch (contents: write), and the collaborator permission behind commands
-# (metadata). Statuses and organisation members are not used on GitHub.
+# the remediation branch (contents: write), the collaborator permission behind commands
+# (metadata), and the merge_group event, which GitHub sends only to an App that may read merge
+# queues (merge_queues). Statuses and organisation members are not used on GitHub.
 PERMISSIONS: dict[str, str] = {
     "checks": "write",
     "contents": "write",
     "issues": "write",
+    "merge_queues": "read",
     "metadata": "read",
     "pull_requests": "write",
 }
@@ -42,6 +44,7 @@ EVENTS: tuple[str, ...] = (
     "check_run",
     "check_suite",
     "issue_comment",
+    "merge_group",
     "pull_request",
     "pull_request_review_comment",
     "push",

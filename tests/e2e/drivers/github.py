@@ -24,6 +24,7 @@ from tests.e2e.drivers.forge import (
 )
 from tests.e2e.harness import BIN, ROOT, Bot, pull_request_payload
 from tests.fakeforge import FakeGitHub
+from tests.support.merge_group import merge_group_payload, queue_ref
 
 COMMENT_FIXTURE = ROOT / "fixtures/webhooks/github/issue_comment__created-on-pr-go-scm.json"
 BUTTON_FIXTURE = ROOT / "fixtures/webhooks/github/check_run__requested_action.json"
@@ -121,6 +122,40 @@ class GitHub(GitHubShaped):
         payload.update(ref=ref, before=before, after=after)
         payload.update(created=False, deleted=False, installation={"id": 42})
         assert self.bot.post("push", payload) == 202
+
+    # ------------------------------------------------------------ merge queues
+    def queue(self, pulls: tuple[int, ...], *, base: str | None = None) -> tuple[str, str]:
+        """GitHub's merge queue builds a merge group of ``pulls`` (their heads merged one by
+        one, as its merge method does) on ``base`` (main's tip when None) and puts it on the
+        group's ``gh-readonly-queue/main/pr-<n>-<base>`` branch on the forge: (head, ref)."""
+        base = base or self.rev("refs/heads/main")
+        self.local.checkout("queue", create_from=base)
+        for number in pulls:
+            self.local.git("merge", "-q", "--no-ff", "-m", f"Merge #{number}", self.heads[number])
+        head = self.local.git("rev-parse", "HEAD")
+        ref = queue_ref("main", base, pulls)
+        self.local.set_ref(ref, head)
+        self.publish()
+        return head, ref
+
+    def deliver_merge_group(
+        self, head: str, ref: str, base: str, *, action: str = "checks_requested"
+    ) -> int:
+        """The ``merge_group`` webhook of the group at ``head`` (its branch ``ref``); the
+        answer's status (202 queued, 200 when its job was queued already)."""
+        payload = merge_group_payload(head_sha=head, base_sha=base, head_ref=ref, action=action)
+        self._point(payload)
+        payload["repository"].update(default_branch="main", master_branch="main")
+        return self.bot.post("merge_group", payload)
+
+    def deliver_queue_push(self, head: str, ref: str) -> int:
+        """The push that created the group's branch ``ref`` at ``head``; the answer's status."""
+        payload: dict[str, Any] = copy.deepcopy(json.loads(PUSH_FIXTURE.read_text()))
+        self._point(payload)
+        payload["repository"].update(default_branch="main", master_branch="main")
+        payload.update(ref=ref, before="0" * 40, after=head, created=True, deleted=False)
+        payload["installation"] = {"id": 42}
+        return self.bot.post("push", payload)
 
     def _point(self, payload: dict[str, Any]) -> None:
         """Every URL of the repository names it: one naming another is refused at ingress."""

@@ -50,6 +50,9 @@ class Settings(BaseSettings):
     # Line comments on the lines a change touches (all forges); at most this many new per push.
     line_comments: bool = True
     line_comment_limit: int = 30
+    # Work that can wait (line comments, the reconciler, redeliveries) steps aside while fewer
+    # than this share of a rate limit's requests are left (until the forge's window resets).
+    rate_reserve: float = Field(default=0.2, ge=0, lt=1)
     # Repositories on disk served by the `local` forge (no network): a delivery whose repository
     # is <local_repos>/<owner>/<name> is checked there and its result kept under data_dir.
     local_repos: Path | None = None

@@ -63,6 +63,7 @@ PURE = (
     "bot.forges.responses",
     "bot.forges.plans",
     "bot.forges.clipping",
+    "bot.forges.buckets",
     "bot.checks.request",
     "bot.state.base",
     "bot.state.records",  # audit records as JSON

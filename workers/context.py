@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from bot.checks.report_cache import ReportCache
 from bot.checks.trees import TreeSource, local_tree
 from bot.errors import IchorError, PermanentForgeError
 from bot.forges.base import ForgeAdapter
+from bot.forges.http.seam import RateLimit, RateObserver
 from bot.forges.local import LocalForge, repository_path
 from bot.gate.content.cache import FactsCache, LayeredFactsCache, MemoryFactsCache
 from bot.gate.run import RegistryCache
@@ -32,6 +34,7 @@ from bot.state.base import StateStore
 from bot.state.facts_disk import DirectoryFactsCache
 from bot.state.history import CheckRecorder, history_store
 from bot.state.outcomes import OutcomeStore, outcome_store
+from bot.state.rates import RateRecorder, RateStore, rate_store
 
 if TYPE_CHECKING:  # imported for real where they are used, on first use
     from bot.git.store import GitStore, Mirror
@@ -81,6 +84,11 @@ class WorkerContext:
     outcomes: OutcomeStore | None = None
     # The gate's reports on revisions checked lately (a base serves every pull request on it).
     reports: ReportCache = field(default_factory=ReportCache)
+    # The rate limits the forges report, kept for the status page and the work that can wait;
+    # None: not kept (nothing steps aside).
+    rates: RateStore | None = None
+    clock: Callable[[], float] = field(default=time.time)
+    _recorders: dict[str, RateRecorder] = field(default_factory=dict)
     _stores: dict[str, GitStore] = field(default_factory=dict)
     _local: threading.local = field(default_factory=threading.local)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -104,23 +112,54 @@ class WorkerContext:
         if forge == "github":
             from bot.forges.github.adapter import GitHubForge
 
-            github = self._adapter("github", lambda: GitHubForge.from_settings(settings))
+            github = self._adapter(
+                "github", lambda: GitHubForge.from_settings(settings, rates=self._rates("github"))
+            )
             store = self._store(settings.github_url)
             return Adapter(github, settings.github_summary_comment, store.open)
         if forge == "gitlab":
             from bot.forges.gitlab.adapter import GitLabForge
 
-            gitlab = self._adapter("gitlab", lambda: GitLabForge.from_settings(settings))
+            gitlab = self._adapter(
+                "gitlab", lambda: GitLabForge.from_settings(settings, rates=self._rates("gitlab"))
+            )
             store = self._store(settings.gitlab_url)
             return Adapter(gitlab, True, store.open)
         if forge == "gitea":
             from bot.forges.gitea.adapter import GiteaForge
 
-            gitea = self._adapter("gitea", lambda: GiteaForge.from_settings(settings))
+            gitea = self._adapter(
+                "gitea", lambda: GiteaForge.from_settings(settings, rates=self._rates("gitea"))
+            )
             assert settings.gitea_url is not None  # from_settings refuses a missing URL
             store = self._store(settings.gitea_url)
             return Adapter(gitea, True, store.open)
         raise PermanentForgeError(f"unknown forge {forge!r}")
+
+    def can_wait(self, forge: str, bucket: str) -> bool:
+        """Whether work that can wait (line comments, the reconciler, redeliveries) may spend
+        ``bucket``'s rate limit now: yes unless the forge last said it runs low
+        (``ICHOR_RATE_RESERVE``), or nothing is known."""
+        if self.rates is None:
+            return True
+        try:
+            budget = self.rates.budget(forge, bucket)
+        except Exception:  # unknown: go ahead, the seam still honours an exhausted limit
+            return True
+        return budget is None or not budget.low(self.settings.rate_reserve, self.clock())
+
+    def _rates(self, forge: str) -> RateObserver | None:
+        if self.rates is None:
+            return None
+        with self._lock:
+            recorder = self._recorders.get(forge)
+            if recorder is None:
+                recorder = self._recorders[forge] = RateRecorder(self.rates, forge)
+
+        def observe(bucket: str, rate: RateLimit) -> None:
+            recorder.saw(bucket, rate.remaining, rate.limit, rate.reset)
+
+        return observe
 
     def _adapter(self, key: str, build: Callable[[], ForgeAdapter]) -> ForgeAdapter:
         # Per thread: an adapter's HTTP client is not shared between threads.
@@ -152,7 +191,14 @@ def build_context(
     where = (settings.redis_url, settings.data_dir, settings.queue_name)
     history = CheckRecorder(history_store(*where))
     return WorkerContext(
-        settings, state, cache, RegistryCache(), history, attempts, outcome_store(*where)
+        settings,
+        state,
+        cache,
+        RegistryCache(),
+        history,
+        attempts,
+        outcome_store(*where),
+        rates=rate_store(*where),
     )
 
 

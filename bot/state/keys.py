@@ -55,6 +55,11 @@ def history(namespace: str) -> str:
     return f"ichor:history:{namespace}"
 
 
+def rate_budgets(namespace: str) -> str:
+    """The rate limits the forges last reported, per forge and bucket (a hash)."""
+    return f"{history(namespace)}:rates"
+
+
 # The queue's records (bot/queueing/): dedupe, attempts and the recovery of abandoned jobs.
 
 

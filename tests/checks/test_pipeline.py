@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 from bot.state.base import StateStore
 from bot.state.memory import memory_state
+from bot.state.rates import RateBudget
 from bot.webhooks import ChangeRequestEvent, PushEvent, event_to_dict
 from tests.support.gitops import SECRET, THREE_PUSHES, base_files, configmap
 from tests.support.gitrepo import WorkRepo
@@ -199,6 +201,20 @@ def test_three_pushes_leave_one_summary_and_no_duplicate_line_comments(
     summaries = list((tmp_path / "data" / "local" / "comments" / "acme_gitops").iterdir())
     assert [p.name for p in summaries] == ["7.md"]
     assert "All clear" in summaries[0].read_text()
+
+
+def test_line_comments_wait_while_the_rate_limit_runs_low(tmp_path: Path, repo: WorkRepo) -> None:
+    base = base_commit(repo)
+    head = repo.commit(THREE_PUSHES[0])
+    context = build_context(settings(tmp_path), memory_state())
+    assert context.rates is not None
+    # What the repository's requests spend (the local forge reports none: set by hand).
+    context.rates.put(RateBudget("local", "installation 1", 10, 5000, time.time() + 600, 0.0))
+    with installed_context(context):
+        check = handle_delivery("github", "d11", pull(head, base))["check"]
+    assert check["conclusion"] == "failure" and check["new_issues"] == 2
+    assert not (tmp_path / "data" / "local" / "line-comments").exists()  # none this time
+    assert "db.yaml" in check_file(tmp_path, head)["summary"]  # the summary still says
 
 
 def test_push_to_a_branch_is_checked_against_the_default_branch(

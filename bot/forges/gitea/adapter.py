@@ -65,6 +65,7 @@ from bot.forges.gitea.http import (
     status_line,
 )
 from bot.forges.gitea.reviews import LineComments
+from bot.forges.http.seam import RateObserver
 from bot.forges.keyed_locks import KeyedLocks
 from bot.forges.responses import described_repository
 from bot.forges.rest import conversation
@@ -91,8 +92,9 @@ class GiteaForge:
         client: httpx.Client | None = None,
         sleep: Callable[[float], None] = time.sleep,
         check_name: str = CHECK_NAME,
+        rates: RateObserver | None = None,
     ) -> None:
-        self._http = GiteaHTTP(url, token, client, sleep=sleep)
+        self._http = GiteaHTTP(url, token, client, sleep=sleep, observe=rates)
         self._check_name = check_name
         self._me: dict[str, Any] | None = None
         self._me_lock = threading.Lock()
@@ -102,13 +104,13 @@ class GiteaForge:
         self._posted_before: dict[tuple[str, str], tuple[str, str]] = {}
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> GiteaForge:
+    def from_settings(cls, settings: Settings, *, rates: RateObserver | None = None) -> GiteaForge:
         url, token = (settings.gitea_url or "").strip(), (settings.gitea_token or "").strip()
         if not url:
             raise PermanentForgeError("the Gitea URL is not set: set ICHOR_GITEA_URL")
         if not token:
             raise PermanentForgeError("the Gitea token is not set: set ICHOR_GITEA_TOKEN")
-        return cls(url=url, token=token)
+        return cls(url=url, token=token, rates=rates)
 
     def close(self) -> None:
         self._http.close()

@@ -46,6 +46,7 @@ from bot.forges.base import (
     Reaction,
     headline,
 )
+from bot.forges.buckets import APP_BUCKET, installation_bucket
 from bot.forges.github import pulls as github_pulls
 from bot.forges.github import reviews as github_reviews
 from bot.forges.github.auth import InstallationTokens, load_private_key
@@ -68,7 +69,7 @@ from bot.forges.github.payloads import (
     started_run,
     typed_bot,
 )
-from bot.forges.http.seam import Seam
+from bot.forges.http.seam import RateObserver, Seam
 from bot.forges.keyed_locks import KeyedLocks
 from bot.forges.responses import described_repository
 from bot.forges.rest import conversation
@@ -100,10 +101,11 @@ class GitHubForge:
         sleep: Callable[[float], None] = time.sleep,
         check_name: str = CHECK_NAME,
         requester: str = "ichor-bot",
+        rates: RateObserver | None = None,
     ) -> None:
         host_of(api_url, "the GitHub API URL")
         self._web_host = host_of(web_url, "the GitHub web URL")
-        self._seam = Seam(POLICY, client, clock=clock, sleep=sleep)
+        self._seam = Seam(POLICY, client, clock=clock, sleep=sleep, observe=rates)
         self._http = GitHubHTTP(self._seam, api_url=api_url, requester=requester)
         self._clock = clock
         self._check_name = check_name
@@ -114,7 +116,7 @@ class GitHubForge:
         self._bot_login: str | None = None  # one app, one login: asked for once
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> GitHubForge:
+    def from_settings(cls, settings: Settings, *, rates: RateObserver | None = None) -> GitHubForge:
         app_id, key = (settings.github_app_id or "").strip(), settings.github_private_key or ""
         if not app_id:
             raise PermanentForgeError("the GitHub App id is not set: set ICHOR_GITHUB_APP_ID")
@@ -128,6 +130,7 @@ class GitHubForge:
             private_key_pem=load_private_key(key),
             api_url=settings.github_api_url,
             web_url=settings.github_url,
+            rates=rates,
         )
 
     def close(self) -> None:
@@ -338,7 +341,7 @@ class GitHubForge:
 
         def with_token(token: str) -> T:
             def send(method: str, path: str, data: Any = None, *, pages: bool = False) -> Any:
-                bucket = f"installation {installation}"
+                bucket = installation_bucket(installation)
                 return self._http.send(method, path, token, data, pages=pages, bucket=bucket)
 
             return operation(send)
@@ -368,7 +371,7 @@ class GitHubForge:
         """A request the app makes as itself, with its JWT (a fresh one unless given)."""
         bearer = app_jwt or self._tokens.signed_jwt()
         try:
-            return self._http.send(method, path, bearer, data, bucket="app")
+            return self._http.send(method, path, bearer, data, bucket=APP_BUCKET)
         except ForgeStatusError as exc:
             if exc.status != 401:
                 raise

@@ -59,6 +59,7 @@ PURE = (
     "bot.yaml.*",
     "bot.forges.base",
     "bot.forges.github.manifest",
+    "bot.forges.github.redelivery",
     "bot.forges.http.redaction",
     "bot.forges.responses",
     "bot.forges.plans",

@@ -44,14 +44,17 @@ from bot.forges.base import (
     CheckOutput,
     ForgeComment,
     GitCredentials,
+    HeadCheck,
     LineCommentSync,
     LineFinding,
+    OpenPulls,
     Permission,
     PullRequestRef,
     Reaction,
     headline,
 )
 from bot.forges.gitea import pulls as gitea_pulls
+from bot.forges.gitea import reconcile as gitea_reconcile
 from bot.forges.gitea.http import (
     DIALECT,
     NEEDS_ADMIN,
@@ -278,6 +281,18 @@ class GiteaForge:
         if url:
             data["target_url"] = url
         self._retrying(lambda: self._http.send("POST", path, data))
+
+    # -- the reconciler (bot.forges.base.Reconciling) -----------------------------------
+
+    def repositories(self, *, limit: int) -> Sequence[RepoRef]:
+        return self._retrying(lambda: gitea_reconcile.repositories(self._http, limit))
+
+    def open_pull_requests(self, repo: RepoRef, *, limit: int, tag: str | None = None) -> OpenPulls:
+        return self._retrying(lambda: gitea_reconcile.open_pulls(self._http, repo, limit))
+
+    def head_check(self, repo: RepoRef, sha: str) -> HeadCheck:
+        context = self._check_name
+        return self._retrying(lambda: gitea_reconcile.head_check(self._http, repo, sha, context))
 
     def _our_latest(self, repo: RepoRef, sha: str) -> tuple[str, str] | None:
         """The newest status of our context on ``sha``: (state, description)."""

@@ -39,16 +39,21 @@ from bot.forges.base import (
     CheckOutput,
     ForgeComment,
     GitCredentials,
+    HeadCheck,
     LineCommentSync,
     LineFinding,
+    OpenPulls,
     Permission,
     PullRequestRef,
     Reaction,
     headline,
 )
 from bot.forges.buckets import APP_BUCKET, installation_bucket
+from bot.forges.github import deliveries as github_deliveries
 from bot.forges.github import pulls as github_pulls
+from bot.forges.github import reconcile as github_reconcile
 from bot.forges.github import reviews as github_reviews
+from bot.forges.github.app_calls import AppCalls
 from bot.forges.github.auth import InstallationTokens, load_private_key
 from bot.forges.github.http import POLICY, GitHubHTTP
 from bot.forges.github.payloads import (
@@ -69,6 +74,7 @@ from bot.forges.github.payloads import (
     started_run,
     typed_bot,
 )
+from bot.forges.github.redelivery import HookDelivery
 from bot.forges.http.seam import RateObserver, Seam
 from bot.forges.keyed_locks import KeyedLocks
 from bot.forges.responses import described_repository
@@ -114,6 +120,7 @@ class GitHubForge:
         )
         self._locks = KeyedLocks()
         self._bot_login: str | None = None  # one app, one login: asked for once
+        self._app_calls = AppCalls(self._http, self._tokens, self._seam)
 
     @classmethod
     def from_settings(cls, settings: Settings, *, rates: RateObserver | None = None) -> GitHubForge:
@@ -328,6 +335,23 @@ class GitHubForge:
         return described_repository(
             found, repo.forge, full_name, where, installation_id=repo.installation_id
         )
+
+    # -- the reconciler (bot.forges.base.Reconciling) and redeliveries (design.md 7) -----
+
+    def repositories(self, *, limit: int) -> Sequence[RepoRef]:
+        return github_reconcile.repositories(self._app_calls, limit)
+
+    def open_pull_requests(self, repo: RepoRef, *, limit: int, tag: str | None = None) -> OpenPulls:
+        return github_reconcile.open_pulls(self._app_calls, repo, limit, tag)
+
+    def head_check(self, repo: RepoRef, sha: str) -> HeadCheck:
+        return github_reconcile.head_check(self._app_calls, repo, sha, self._check_name)
+
+    def recent_deliveries(self, *, since: float, max_pages: int) -> Sequence[HookDelivery]:
+        return github_deliveries.recent(self._app_calls, since=since, max_pages=max_pages)
+
+    def redeliver(self, delivery_id: int) -> None:
+        github_deliveries.redeliver(self._app_calls, delivery_id)
 
     # -- plumbing -------------------------------------------------------------------------
 

@@ -47,8 +47,10 @@ from bot.forges.base import (
     Conclusion,
     ForgeComment,
     GitCredentials,
+    HeadCheck,
     LineCommentSync,
     LineFinding,
+    OpenPulls,
     Permission,
     PullRequestRef,
     Reaction,
@@ -56,6 +58,7 @@ from bot.forges.base import (
 )
 from bot.forges.gitlab import merge_requests as gitlab_mrs
 from bot.forges.gitlab import notes as commands
+from bot.forges.gitlab import reconcile as gitlab_reconcile
 from bot.forges.gitlab.api import (
     NOTE_LIMIT,
     PER_PAGE,
@@ -319,6 +322,21 @@ class GitLabForge:
         return described_repository(
             found, ForgeKind.GITLAB, full_name, "GitLab GET /projects", keys=keys
         )
+
+    # -- the reconciler (bot.forges.base.Reconciling) -----------------------------------
+
+    def repositories(self, *, limit: int) -> Sequence[RepoRef]:
+        return self._api.retried(lambda gl: gitlab_reconcile.projects(gl, limit))
+
+    def open_pull_requests(self, repo: RepoRef, *, limit: int, tag: str | None = None) -> OpenPulls:
+        project = project_ref(repo)
+        return self._api.retried(
+            lambda gl: gitlab_reconcile.open_merge_requests(gl, project, limit)
+        )
+
+    def head_check(self, repo: RepoRef, sha: str) -> HeadCheck:
+        project, name = project_ref(repo), self._check_name
+        return self._api.retried(lambda gl: gitlab_reconcile.head_check(gl, project, sha, name))
 
     # -- plumbing -------------------------------------------------------------------------
 

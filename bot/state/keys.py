@@ -25,6 +25,11 @@ def head(pull: str) -> str:
     return f"ichor:heads:{pull}"
 
 
+def checked(pull: str) -> str:
+    """The heads of a pull request whose check ended (a set)."""
+    return f"ichor:checked:{pull}"
+
+
 def line_comments(pull: str) -> str:
     return f"ichor:line-comments:{pull}"
 

@@ -129,10 +129,13 @@ def test_untouched_target_does_not_fail_the_change(tmp_path: Path, repo: WorkRep
 def test_repository_without_configuration_gets_no_check(tmp_path: Path, repo: WorkRepo) -> None:
     base = repo.commit({"README.md": "hello\n"})
     head = repo.commit({"notes.txt": "x\n"})
-    with configured(settings(tmp_path)):
+    state = memory_state()
+    with configured(settings(tmp_path), state):
         check = handle_delivery("github", "d5", pull(head, base))["check"]
     assert check["status"] == "not-configured"
     assert not (tmp_path / "data" / "local" / "checks").exists()
+    # Nothing is to be posted on this head: the reconciler need not queue it again.
+    assert state.checked.checked(pull_key("github", NAME, 7), head)
 
 
 def test_superseded_head_is_not_checked(tmp_path: Path, repo: WorkRepo) -> None:
@@ -145,6 +148,9 @@ def test_superseded_head_is_not_checked(tmp_path: Path, repo: WorkRepo) -> None:
         assert handle_delivery("github", "d6", pull(old, base))["check"]["status"] == "superseded"
         assert handle_delivery("github", "d7", pull(new, base))["check"]["status"] == "posted"
     assert not (tmp_path / "data" / "local" / "checks" / "acme_gitops" / f"{old}.json").exists()
+    # The head checked is noted as such (what the reconciler reads), the superseded one not.
+    pull7 = pull_key("github", NAME, 7)
+    assert heads.checked.checked(pull7, new) and not heads.checked.checked(pull7, old)
 
 
 def test_push_compares_with_before(tmp_path: Path, repo: WorkRepo) -> None:

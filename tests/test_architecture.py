@@ -81,6 +81,8 @@ PURE = (
     "bot.commands.*",
     "bot.onboarding",
     "bot.onboarding.*",
+    "bot.reconcile",
+    "bot.reconcile.*",
 )
 # Reads only the data shipped inside the package (the recorded Kubernetes discovery), once:
 # constant input, like the module's own source, so it may use importlib.resources.

@@ -14,7 +14,7 @@ import contextlib
 import copy
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -28,19 +28,30 @@ from bot.forges.http.seam import RateLimit, RateObserver
 from bot.forges.local import LocalForge, repository_path
 from bot.gate.content.cache import FactsCache, LayeredFactsCache, MemoryFactsCache
 from bot.gate.run import RegistryCache
+from bot.queueing.base import Outcome, QueuedDelivery
 from bot.repos import RepoRef
 from bot.settings import Settings
 from bot.state.base import StateStore
 from bot.state.facts_disk import DirectoryFactsCache
-from bot.state.history import CheckRecorder, history_store
+from bot.state.history import CheckRecorder, HistoryStore, history_store
 from bot.state.outcomes import OutcomeStore, outcome_store
 from bot.state.rates import RateRecorder, RateStore, rate_store
+from bot.state.sweeps import SweepStore
 
 if TYPE_CHECKING:  # imported for real where they are used, on first use
     from bot.git.store import GitStore, Mirror
 
 T = TypeVar("T")
 OpenMirror = Callable[[RepoRef], AbstractContextManager["Mirror"]]
+
+
+class SweepQueue(Protocol):
+    """What the sweep needs of the queue: to queue the checks it finds missing, and to know
+    which deliveries the bot took already (their dedupe markers)."""
+
+    def submit_many(self, deliveries: list[QueuedDelivery]) -> list[Outcome]: ...
+
+    def seen(self, job_ids: Sequence[str]) -> set[str]: ...
 
 
 class AttemptCounter(Protocol):
@@ -87,6 +98,10 @@ class WorkerContext:
     # The rate limits the forges report, kept for the status page and the work that can wait;
     # None: not kept (nothing steps aside).
     rates: RateStore | None = None
+    # The sweep (design.md 7): where it queues checks and what it keeps; None: no sweep here.
+    queue: SweepQueue | None = None
+    sweeps: SweepStore | None = None
+    deliveries: HistoryStore | None = None  # the status page's deliveries, reconciled ones too
     clock: Callable[[], float] = field(default=time.time)
     _recorders: dict[str, RateRecorder] = field(default_factory=dict)
     _stores: dict[str, GitStore] = field(default_factory=dict)
@@ -182,14 +197,20 @@ class WorkerContext:
 
 
 def build_context(
-    settings: Settings, state: StateStore, attempts: AttemptCounter | None = None
+    settings: Settings,
+    state: StateStore,
+    attempts: AttemptCounter | None = None,
+    *,
+    queue: SweepQueue | None = None,
+    sweeps: SweepStore | None = None,
 ) -> WorkerContext:
     """Everything a job needs, built at start-up: what cannot be built fails here, not in a
-    job."""
+    job. ``queue`` and ``sweeps``: what the sweep needs, given by a worker on Redis."""
     cache = LayeredFactsCache(MemoryFactsCache(), DirectoryFactsCache(settings.data_dir / "facts"))
     # Checks and job outcomes kept for the status page where the web process reads them.
     where = (settings.redis_url, settings.data_dir, settings.queue_name)
-    history = CheckRecorder(history_store(*where))
+    deliveries = history_store(*where)
+    history = CheckRecorder(deliveries)
     return WorkerContext(
         settings,
         state,
@@ -199,6 +220,9 @@ def build_context(
         attempts,
         outcome_store(*where),
         rates=rate_store(*where),
+        queue=queue,
+        sweeps=sweeps,
+        deliveries=deliveries,
     )
 
 

@@ -21,8 +21,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import re
 import threading
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +47,7 @@ _DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 _BACKOFF_CAP = 1.0  # seconds between tries when Redis is away
 _READER_JOIN = 1.0  # seconds a teardown gives the pubsub reader; it is a daemon thread
 SWEEP_RESULT_TTL = 24 * 3600  # a sweep's summary is kept a day
+_SAFE = re.compile(r"[^A-Za-z0-9_-]")  # what RQ takes in a job id
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +179,7 @@ class IchorWorker(SimpleWorker):
             return False
         queue.enqueue(
             SWEEP_FUNCTION,
+            job_id=f"sweep-{_SAFE.sub('-', queue.name)}-{uuid.uuid4().hex[:12]}",
             job_timeout=sweep.job_timeout,
             result_ttl=SWEEP_RESULT_TTL,
             failure_ttl=SWEEP_RESULT_TTL,

@@ -123,6 +123,7 @@ class Bot:
         for name in self.repositories:
             for prefix in (
                 "ichor:heads",
+                "ichor:checked",
                 "ichor:line-comments",
                 "ichor:approvals",
                 "ichor:shown",

@@ -85,6 +85,7 @@ def test_a_pull_request_opened_while_the_bot_was_down_ends_with_a_verdict(forge:
     writes = [c for c in forge.calls() if c.startswith(("POST", "PUT", "PATCH"))]
     assert [c for c in writes if "/access_tokens" not in c] == [], forge.calls()
     if isinstance(forge, GitHub):
+        assert lost is not None
         assert len([d for d in forge.fake.hook_deliveries() if d["guid"] == lost["guid"]]) == 2
         # The head is known done from the bot's own record: the forge is not even asked.
         assert forge.calls()[-1] == f"GET /repos/{forge.full_name}/pulls 200"

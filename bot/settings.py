@@ -50,6 +50,26 @@ class Settings(BaseSettings):
     # Line comments on the lines a change touches (all forges); at most this many new per push.
     line_comments: bool = True
     line_comment_limit: int = 30
+    # Work that can wait (line comments, the reconciler, redeliveries) steps aside while fewer
+    # than this share of a rate limit's requests are left (until the forge's window resets).
+    rate_reserve: float = Field(default=0.2, ge=0, lt=1)
+    # The sweep (with Redis): every reconcile_interval seconds one worker asks GitHub again for
+    # the App's deliveries that never reached the bot (first tried within redelivery_window,
+    # at most redelivery_limit a run, each tried at most redelivery_attempts times in all),
+    # then looks at the open pull requests of the repositories the bot can post to and queues
+    # a check for each head with no result (at most reconcile_repositories repositories per
+    # forge and reconcile_pulls pull requests each, reconcile_checks checks queued, for at
+    # most reconcile_seconds a run). A head a job already has is left to it reconcile_grace
+    # seconds. 0 turns the sweep off.
+    reconcile_interval: float = Field(default=300.0, ge=0)
+    reconcile_repositories: int = Field(default=50, ge=1)
+    reconcile_pulls: int = Field(default=50, ge=1, le=100)
+    reconcile_checks: int = Field(default=20, ge=0)
+    reconcile_seconds: float = Field(default=120.0, gt=0)
+    reconcile_grace: float = Field(default=900.0, ge=0)
+    redelivery_window: float = Field(default=6 * 3600.0, ge=0, le=3 * 24 * 3600.0)
+    redelivery_limit: int = Field(default=20, ge=0)
+    redelivery_attempts: int = Field(default=3, ge=1)
     # Repositories on disk served by the `local` forge (no network): a delivery whose repository
     # is <local_repos>/<owner>/<name> is checked there and its result kept under data_dir.
     local_repos: Path | None = None

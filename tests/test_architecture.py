@@ -59,10 +59,12 @@ PURE = (
     "bot.yaml.*",
     "bot.forges.base",
     "bot.forges.github.manifest",
+    "bot.forges.github.redelivery",
     "bot.forges.http.redaction",
     "bot.forges.responses",
     "bot.forges.plans",
     "bot.forges.clipping",
+    "bot.forges.buckets",
     "bot.checks.request",
     "bot.state.base",
     "bot.state.records",  # audit records as JSON
@@ -79,6 +81,8 @@ PURE = (
     "bot.commands.*",
     "bot.onboarding",
     "bot.onboarding.*",
+    "bot.reconcile",
+    "bot.reconcile.*",
 )
 # Reads only the data shipped inside the package (the recorded Kubernetes discovery), once:
 # constant input, like the module's own source, so it may use importlib.resources.

@@ -13,7 +13,8 @@ from __future__ import annotations
 import contextlib
 import copy
 import threading
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -23,21 +24,34 @@ from bot.checks.report_cache import ReportCache
 from bot.checks.trees import TreeSource, local_tree
 from bot.errors import IchorError, PermanentForgeError
 from bot.forges.base import ForgeAdapter
+from bot.forges.http.seam import RateLimit, RateObserver
 from bot.forges.local import LocalForge, repository_path
 from bot.gate.content.cache import FactsCache, LayeredFactsCache, MemoryFactsCache
 from bot.gate.run import RegistryCache
+from bot.queueing.base import Outcome, QueuedDelivery
 from bot.repos import RepoRef
 from bot.settings import Settings
 from bot.state.base import StateStore
 from bot.state.facts_disk import DirectoryFactsCache
-from bot.state.history import CheckRecorder, history_store
+from bot.state.history import CheckRecorder, HistoryStore, history_store
 from bot.state.outcomes import OutcomeStore, outcome_store
+from bot.state.rates import RateRecorder, RateStore, rate_store
+from bot.state.sweeps import SweepStore
 
 if TYPE_CHECKING:  # imported for real where they are used, on first use
     from bot.git.store import GitStore, Mirror
 
 T = TypeVar("T")
 OpenMirror = Callable[[RepoRef], AbstractContextManager["Mirror"]]
+
+
+class SweepQueue(Protocol):
+    """What the sweep needs of the queue: to queue the checks it finds missing, and to know
+    which deliveries the bot took already (their dedupe markers)."""
+
+    def submit_many(self, deliveries: list[QueuedDelivery]) -> list[Outcome]: ...
+
+    def seen(self, job_ids: Sequence[str]) -> set[str]: ...
 
 
 class AttemptCounter(Protocol):
@@ -81,6 +95,15 @@ class WorkerContext:
     outcomes: OutcomeStore | None = None
     # The gate's reports on revisions checked lately (a base serves every pull request on it).
     reports: ReportCache = field(default_factory=ReportCache)
+    # The rate limits the forges report, kept for the status page and the work that can wait;
+    # None: not kept (nothing steps aside).
+    rates: RateStore | None = None
+    # The sweep (design.md 7): where it queues checks and what it keeps; None: no sweep here.
+    queue: SweepQueue | None = None
+    sweeps: SweepStore | None = None
+    deliveries: HistoryStore | None = None  # the status page's deliveries, reconciled ones too
+    clock: Callable[[], float] = field(default=time.time)
+    _recorders: dict[str, RateRecorder] = field(default_factory=dict)
     _stores: dict[str, GitStore] = field(default_factory=dict)
     _local: threading.local = field(default_factory=threading.local)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -104,23 +127,54 @@ class WorkerContext:
         if forge == "github":
             from bot.forges.github.adapter import GitHubForge
 
-            github = self._adapter("github", lambda: GitHubForge.from_settings(settings))
+            github = self._adapter(
+                "github", lambda: GitHubForge.from_settings(settings, rates=self._rates("github"))
+            )
             store = self._store(settings.github_url)
             return Adapter(github, settings.github_summary_comment, store.open)
         if forge == "gitlab":
             from bot.forges.gitlab.adapter import GitLabForge
 
-            gitlab = self._adapter("gitlab", lambda: GitLabForge.from_settings(settings))
+            gitlab = self._adapter(
+                "gitlab", lambda: GitLabForge.from_settings(settings, rates=self._rates("gitlab"))
+            )
             store = self._store(settings.gitlab_url)
             return Adapter(gitlab, True, store.open)
         if forge == "gitea":
             from bot.forges.gitea.adapter import GiteaForge
 
-            gitea = self._adapter("gitea", lambda: GiteaForge.from_settings(settings))
+            gitea = self._adapter(
+                "gitea", lambda: GiteaForge.from_settings(settings, rates=self._rates("gitea"))
+            )
             assert settings.gitea_url is not None  # from_settings refuses a missing URL
             store = self._store(settings.gitea_url)
             return Adapter(gitea, True, store.open)
         raise PermanentForgeError(f"unknown forge {forge!r}")
+
+    def can_wait(self, forge: str, bucket: str) -> bool:
+        """Whether work that can wait (line comments, the reconciler, redeliveries) may spend
+        ``bucket``'s rate limit now: yes unless the forge last said it runs low
+        (``ICHOR_RATE_RESERVE``), or nothing is known."""
+        if self.rates is None:
+            return True
+        try:
+            budget = self.rates.budget(forge, bucket)
+        except Exception:  # unknown: go ahead, the seam still honours an exhausted limit
+            return True
+        return budget is None or not budget.low(self.settings.rate_reserve, self.clock())
+
+    def _rates(self, forge: str) -> RateObserver | None:
+        if self.rates is None:
+            return None
+        with self._lock:
+            recorder = self._recorders.get(forge)
+            if recorder is None:
+                recorder = self._recorders[forge] = RateRecorder(self.rates, forge)
+
+        def observe(bucket: str, rate: RateLimit) -> None:
+            recorder.saw(bucket, rate.remaining, rate.limit, rate.reset)
+
+        return observe
 
     def _adapter(self, key: str, build: Callable[[], ForgeAdapter]) -> ForgeAdapter:
         # Per thread: an adapter's HTTP client is not shared between threads.
@@ -143,16 +197,32 @@ class WorkerContext:
 
 
 def build_context(
-    settings: Settings, state: StateStore, attempts: AttemptCounter | None = None
+    settings: Settings,
+    state: StateStore,
+    attempts: AttemptCounter | None = None,
+    *,
+    queue: SweepQueue | None = None,
+    sweeps: SweepStore | None = None,
 ) -> WorkerContext:
     """Everything a job needs, built at start-up: what cannot be built fails here, not in a
-    job."""
+    job. ``queue`` and ``sweeps``: what the sweep needs, given by a worker on Redis."""
     cache = LayeredFactsCache(MemoryFactsCache(), DirectoryFactsCache(settings.data_dir / "facts"))
     # Checks and job outcomes kept for the status page where the web process reads them.
     where = (settings.redis_url, settings.data_dir, settings.queue_name)
-    history = CheckRecorder(history_store(*where))
+    deliveries = history_store(*where)
+    history = CheckRecorder(deliveries)
     return WorkerContext(
-        settings, state, cache, RegistryCache(), history, attempts, outcome_store(*where)
+        settings,
+        state,
+        cache,
+        RegistryCache(),
+        history,
+        attempts,
+        outcome_store(*where),
+        rates=rate_store(*where),
+        queue=queue,
+        sweeps=sweeps,
+        deliveries=deliveries,
     )
 
 

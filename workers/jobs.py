@@ -119,6 +119,7 @@ def check_job(context: WorkerContext, forge: str, delivery_id: str, event: objec
         result.title or "",
     )
     summary = {**summary, "handled": True, "check": result.to_dict()}
+    _remember_checked(context, request, result.status)
     if result.unposted is not None:
         return {**summary, **_unposted(result.title or "", result.unposted)}
     if result.status in _SILENT:
@@ -133,6 +134,17 @@ def check_job(context: WorkerContext, forge: str, delivery_id: str, event: objec
 
 # A check that posted no verdict, on purpose.
 _SILENT = (CheckStatus.SUPERSEDED, CheckStatus.NOT_CONFIGURED, CheckStatus.GROUP_ENDED)
+# A check that ended so, on a pull request's head, needs no other (the reconciler reads this).
+_ENDED = (CheckStatus.POSTED, CheckStatus.FAILED, CheckStatus.NOT_CONFIGURED)
+
+
+def _remember_checked(context: WorkerContext, request: CheckRequest, status: CheckStatus) -> None:
+    if request.pull is None or status not in _ENDED:
+        return
+    try:
+        context.state.checked.remember_checked(request.pull, request.head_sha)
+    except Exception as exc:  # the result is posted; the reconciler asks the forge instead
+        log.warning("could not note %s at %s as checked: %s", request.pull, request.head_sha, exc)
 
 
 def _unposted(reason: str, error: Exception) -> Summary:

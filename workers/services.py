@@ -9,6 +9,8 @@ import logging
 
 from bot.checks.pipeline import CheckServices
 from bot.checks.request import CheckRequest, MergeBase, Rerun, pull_request
+from bot.forges.buckets import rate_bucket
+from bot.repos import RepoRef
 from workers.context import Adapter, WorkerContext
 
 log = logging.getLogger("ichor.jobs")
@@ -35,6 +37,9 @@ def check_services(
     def resolve(request: CheckRequest) -> CheckRequest:
         return pull_of_rerun(adapter, forge, request)
 
+    def can_wait(repo: RepoRef) -> bool:
+        return context.can_wait(adapter.forge.name, rate_bucket(repo))
+
     settings = context.settings
     return CheckServices(
         adapter.forge,
@@ -47,6 +52,7 @@ def check_services(
         details_url=settings.public_url,
         line_comments=settings.line_comments,
         line_comment_limit=settings.line_comment_limit,
+        can_wait=can_wait,
         memory=context.state.line_comments,
         history=context.history,
         approvals=context.state.approvals,

@@ -115,6 +115,9 @@ class CheckServices:
     details_url: str | None = None
     line_comments: bool = True
     line_comment_limit: int = 30
+    # Whether work that can wait may spend the repository's rate limit now (line comments step
+    # aside while it runs low: the summary lists every finding). None: always.
+    can_wait: Callable[[RepoRef], bool] | None = None
     memory: LineCommentMemory | None = None
     history: CheckHistory | None = None
     # Approvals of strict targets' new objects; without a store they are read from the forge.
@@ -179,7 +182,8 @@ def run_check(request: CheckRequest, services: CheckServices) -> CheckResult:
                 resume=services.resume,
             )
             comparison, strict = compare_revisions(tree, credentials, request, config, services)
-            touched_lines = _touched_lines(tree, comparison, services.line_comments)
+            lines = _line_comments(services, request.repo)
+            touched_lines = _touched_lines(tree, comparison, lines)
         comparison = _approved(comparison, strict, request, forge, services.approvals)
         if _superseded(request, services.heads):
             # Started but no longer wanted: end it without a verdict rather than leave it
@@ -193,7 +197,7 @@ def run_check(request: CheckRequest, services: CheckServices) -> CheckResult:
             request.pull,
             comparison.base_sha,
             services.summary_comment,
-            services.line_comments,
+            lines,
             services.line_comment_limit,
             services.details_url,
         )
@@ -225,6 +229,16 @@ def run_check(request: CheckRequest, services: CheckServices) -> CheckResult:
         check.id,
         services.clock() - started,
     )
+
+
+def _line_comments(services: CheckServices, repo: RepoRef) -> bool:
+    """Whether this check syncs line comments: asked for, and the rate budget allows it."""
+    if not services.line_comments:
+        return False
+    if services.can_wait is not None and not services.can_wait(repo):
+        log.info("%s: the rate limit runs low, line comments wait", repo.full_name)
+        return False
+    return True
 
 
 # Line comments need a diff per modified file: bounded, so a large change stays fast.

@@ -163,8 +163,9 @@ def work(settings: Settings, *, burst: bool = False) -> int:
     from rq import Queue
 
     from bot.queueing.redis_queue import RedisDeliveryQueue
-    from bot.queueing.worker import IchorWorker, Timings, worker_connection
+    from bot.queueing.worker import IchorWorker, SweepTimer, Timings, worker_connection
     from bot.state.redis_state import redis_state
+    from bot.state.sweeps import RedisSweeps
     from workers.context import build_context, installed_context
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
@@ -176,10 +177,18 @@ def work(settings: Settings, *, burst: bool = False) -> int:
         ) from None
     connection = worker_connection(settings.redis_url, settings.redis_outage)
     attempts = RedisDeliveryQueue(settings.redis_url, settings.queue_name, connection=connection)
-    context = build_context(settings, redis_state(connection), attempts)
+    sweeps = RedisSweeps(connection, settings.queue_name)
+    context = build_context(
+        settings, redis_state(connection), attempts, queue=attempts, sweeps=sweeps
+    )
     say_forges_posted(settings, context.outcomes)
     queue = Queue(settings.queue_name, connection=connection)
-    worker = IchorWorker([queue], connection=connection, timings=Timings.from_settings(settings))
+    worker = IchorWorker(
+        [queue],
+        connection=connection,
+        timings=Timings.from_settings(settings),
+        sweep=SweepTimer.from_settings(settings),
+    )
     with installed_context(context):  # not left behind when run in a process that goes on
         worker.work(with_scheduler=True, burst=burst)
     return 0

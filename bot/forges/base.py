@@ -273,6 +273,47 @@ class ForgeAdapter(Protocol):
     def close(self) -> None: ...
 
 
+class HeadCheck(enum.StrEnum):
+    """What a commit shows of the bot's check (:data:`CHECK_NAME`), for the reconciler."""
+
+    FINAL = "final"  # a verdict, or the error that stands in for one
+    RUNNING = "running"  # started and not finished (in progress, pending)
+    NONE = "none"  # nothing
+
+
+@dataclass(frozen=True, slots=True)
+class OpenPulls:
+    """A repository's open pull requests, the most recently active first. ``tag`` is what to
+    ask with next time (GitHub's ETag); ``unchanged``: the forge said nothing changed since
+    the tag asked with, and listed nothing. ``more``: more were open than listed."""
+
+    pulls: tuple[PullRequestRef, ...] = ()
+    tag: str | None = None
+    unchanged: bool = False
+    more: bool = False
+
+
+@runtime_checkable
+class Reconciling(Protocol):
+    """An adapter the reconciler runs on (design.md 7): which repositories the bot's
+    credentials reach, their open pull requests, and what a head shows of the check."""
+
+    def repositories(self, *, limit: int) -> Sequence[RepoRef]:
+        """The repositories the bot can post results to, at most ``limit`` (GitHub: the App's
+        installations'; GitLab: the projects the token's user develops in; Gitea: the
+        repositories its user may push to). Archived ones are left out."""
+        ...
+
+    def open_pull_requests(self, repo: RepoRef, *, limit: int, tag: str | None = None) -> OpenPulls:
+        """At most ``limit`` open pull requests (one request); with ``tag``, a conditional
+        request where the forge has them."""
+        ...
+
+    def head_check(self, repo: RepoRef, sha: str) -> HeadCheck:
+        """What commit ``sha`` shows of the check."""
+        ...
+
+
 @runtime_checkable
 class RepositoryLookup(Protocol):
     """An adapter that can describe a repository named only by its full name (the change API

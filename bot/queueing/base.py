@@ -19,6 +19,8 @@ from bot.state.base import pull_key as pull_key  # re-exported: deliveries name 
 JOB_FUNCTION = "workers.jobs.handle_delivery"
 # Queued in place of a job abandoned by its worker with no retries left: it ends the check.
 ABANDONED_FUNCTION = "workers.jobs.report_abandoned"
+# Queued by a worker every ICHOR_RECONCILE_INTERVAL: redeliveries and the reconciler.
+SWEEP_FUNCTION = "workers.sweep.sweep_job"
 _JOB_ID_SAFE = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 

@@ -30,7 +30,7 @@ from rq import Queue
 from rq.job import Job
 from rq.utils import current_timestamp, now, parse_composite_key, utcformat
 
-from bot.queueing.base import ABANDONED_FUNCTION
+from bot.queueing.base import ABANDONED_FUNCTION, JOB_FUNCTION
 from bot.state import keys as key_names
 
 log = logging.getLogger("ichor.recovery")
@@ -185,6 +185,9 @@ def _queue_report(connection: redis.Redis, queue: Queue, job_id: str) -> None:
         args: tuple[Any, ...] = tuple(job.args)
     except Exception:  # unreadable: nothing to report with
         log.exception("job %s was abandoned with no retries left and cannot be read", job_id)
+        return
+    if job.func_name != JOB_FUNCTION:  # a sweep: no check to end; the next one runs anew
+        log.error("job %s was abandoned with no retries left", job_id)
         return
     log.error("job %s was abandoned with no retries left: reporting it as not completed", job_id)
     queue.enqueue(

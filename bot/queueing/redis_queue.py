@@ -19,6 +19,7 @@ pinned to a minor version (pyproject.toml).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -211,6 +212,16 @@ class RedisDeliveryQueue:
             return Job.fetch(job_id, connection=self.redis).return_value()
         except Exception:  # gone, expired, unreadable or Redis down: nothing to show
             return None
+
+    def seen(self, job_ids: Sequence[str]) -> set[str]:
+        """Which of ``job_ids`` have their dedupe marker: the bot took their delivery (a
+        redelivery of one would be a duplicate, or requeue a failed job)."""
+        if not job_ids:
+            return set()
+        pipe = self.redis.pipeline(transaction=False)
+        for job_id in job_ids:
+            pipe.exists(marker_key(job_id))
+        return {j for j, there in zip(job_ids, pipe.execute(), strict=True) if there}
 
     def begin_attempt(self, job_id: str) -> int:
         """Count a run of a job: 1 the first time, more when it runs again (a retry, a job

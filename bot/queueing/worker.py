@@ -7,6 +7,9 @@ leaving a check stuck and a Redis outage from stopping the worker.
   seconds, and runs the reaper (:mod:`bot.queueing.recovery`) every ``reap_interval``. A job
   whose worker dies is back on the queue within ``heartbeat_ttl + grace + 2 * reap_interval``
   seconds (under 40 s with the defaults).
+- The keeper also queues the sweep (``workers.sweep``: GitHub redeliveries and the reconciler,
+  design.md 7) when the worker starts and every ``ICHOR_RECONCILE_INTERVAL`` seconds: one
+  worker of all does, the one that takes the interval's lock (``SET NX EX``).
 - Every Redis call the worker makes is retried with backoff for up to ``redis_outage``
   seconds (redis-py reconnects on each try), so a worker that finishes a job while Redis is
   away waits, and records the result once Redis is back, instead of exiting with the job
@@ -18,8 +21,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import re
 import threading
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,14 +37,29 @@ from rq.executions import Execution
 from rq.job import Job
 from rq.job_lifecycle import call_exception_handlers
 
-from bot.queueing.base import JobEndedError
+from bot.queueing.base import SWEEP_FUNCTION, JobEndedError
 from bot.queueing.recovery import reap_abandoned, running_key
 from bot.settings import Settings
+from bot.state import keys as key_names
 
 log = logging.getLogger("ichor.worker")
 _DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 _BACKOFF_CAP = 1.0  # seconds between tries when Redis is away
 _READER_JOIN = 1.0  # seconds a teardown gives the pubsub reader; it is a daemon thread
+SWEEP_RESULT_TTL = 24 * 3600  # a sweep's summary is kept a day
+_SAFE = re.compile(r"[^A-Za-z0-9_-]")  # what RQ takes in a job id
+
+
+@dataclass(frozen=True, slots=True)
+class SweepTimer:
+    """How often the sweep is queued (seconds; 0: never) and how long it may run."""
+
+    interval: float
+    job_timeout: int
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> SweepTimer:
+        return cls(settings.reconcile_interval, settings.job_timeout)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +95,13 @@ def worker_connection(url: str, outage_seconds: float) -> redis.Redis:
 
 class IchorWorker(SimpleWorker):
     def __init__(
-        self, queues: list[Queue], *, connection: redis.Redis, timings: Timings, **kwargs: Any
+        self,
+        queues: list[Queue],
+        *,
+        connection: redis.Redis,
+        timings: Timings,
+        sweep: SweepTimer | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(
             queues,
@@ -86,6 +112,7 @@ class IchorWorker(SimpleWorker):
             **kwargs,
         )
         self.timings = timings
+        self.sweep = sweep
         self._running: tuple[Job, Execution] | None = None
         self._running_lock = threading.Lock()
         self._stop_keeper = threading.Event()
@@ -140,6 +167,27 @@ class IchorWorker(SimpleWorker):
         self.reap()
         super().clean_registries()  # type: ignore[no-untyped-call]
 
+    # -- the sweep ------------------------------------------------------------------------
+    def queue_sweep(self) -> bool:
+        """Queue the sweep, unless another worker did within the interval; whether queued."""
+        sweep = self.sweep
+        if sweep is None or sweep.interval <= 0 or not self.queues:
+            return False
+        queue = self.queues[0]
+        lock = key_names.sweep_lock(queue.name)
+        if not self.connection.set(lock, self.name, nx=True, ex=max(1, int(sweep.interval))):
+            return False
+        queue.enqueue(
+            SWEEP_FUNCTION,
+            job_id=f"sweep-{_SAFE.sub('-', queue.name)}-{uuid.uuid4().hex[:12]}",
+            job_timeout=sweep.job_timeout,
+            result_ttl=SWEEP_RESULT_TTL,
+            failure_ttl=SWEEP_RESULT_TTL,
+            description="sweep: GitHub redeliveries and the reconciler",
+        )
+        log.info("worker %s queued the sweep", self.name)
+        return True
+
     # -- failed jobs ----------------------------------------------------------------------
     def handle_exception(self, job: Job, *exc_info: Any) -> None:
         if isinstance(exc_info[1], JobEndedError):
@@ -183,6 +231,10 @@ class IchorWorker(SimpleWorker):
 
     def work(self, *args: Any, **kwargs: Any) -> bool:
         self._burst = bool(kwargs.get("burst", False))
+        try:
+            self.queue_sweep()  # at start-up: what was missed while no worker ran
+        except Exception:  # the worker's own jobs come first; the keeper tries again
+            log.exception("worker %s: the sweep could not be queued", self.name)
         keeper = threading.Thread(target=self._keep, name="ichor-keeper", daemon=True)
         keeper.start()
         try:
@@ -194,11 +246,16 @@ class IchorWorker(SimpleWorker):
     def _keep(self) -> None:
         period = min(self.timings.heartbeat, self.timings.reap_interval)
         next_reap = time.monotonic()
+        interval = self.sweep.interval if self.sweep is not None else 0.0
+        next_sweep = time.monotonic() + interval
         while not self._stop_keeper.wait(period):
             try:
                 self.renew_lease()
                 if time.monotonic() >= next_reap:
                     next_reap = time.monotonic() + self.timings.reap_interval
                     self.reap()
+                if interval > 0 and time.monotonic() >= next_sweep:
+                    next_sweep = time.monotonic() + interval
+                    self.queue_sweep()
             except Exception:  # the keeper must outlive any one failure; the log says why
                 log.exception("worker %s: heartbeat or reaper failed", self.name)

@@ -56,6 +56,16 @@ class HeadStore(HeadReader, Protocol):
         ...
 
 
+class CheckedHeads(Protocol):
+    """The heads of each pull request whose check ended with a result on the forge (a verdict,
+    or the error that stands in for one), or with nothing to post (no ``.ichor.yaml``): what
+    the reconciler need not ask the forge about again (design.md 7)."""
+
+    def checked(self, pull: str, sha: str) -> bool: ...
+
+    def remember_checked(self, pull: str, sha: str) -> None: ...
+
+
 class LineCommentMemory(Protocol):
     """Whether the bot ever left line comments on a pull request (so a clean one with none
     needs no listing of its comments)."""
@@ -182,3 +192,4 @@ class StateStore:
     permissions: PermissionCache
     locks: RepoLock
     onboarding: OnboardingMemory
+    checked: CheckedHeads

@@ -25,6 +25,11 @@ def head(pull: str) -> str:
     return f"ichor:heads:{pull}"
 
 
+def checked(pull: str) -> str:
+    """The heads of a pull request whose check ended (a set)."""
+    return f"ichor:checked:{pull}"
+
+
 def line_comments(pull: str) -> str:
     return f"ichor:line-comments:{pull}"
 
@@ -53,6 +58,41 @@ def onboarding_declined(repo_key: str) -> str:
 def history(namespace: str) -> str:
     """The prefix of the status page's deliveries, checks and job outcomes of one queue."""
     return f"ichor:history:{namespace}"
+
+
+def rate_budgets(namespace: str) -> str:
+    """The rate limits the forges last reported, per forge and bucket (a hash)."""
+    return f"{history(namespace)}:rates"
+
+
+def reconciled(namespace: str) -> str:
+    """The reconciler's last look at each repository (a hash: forge|repository → JSON)."""
+    return f"{history(namespace)}:reconciled"
+
+
+def reconcile_listings(namespace: str) -> str:
+    """What the reconciler keeps of each repository between runs (a hash, as above)."""
+    return f"{history(namespace)}:reconcile-listings"
+
+
+def sweep_runs(namespace: str) -> str:
+    """Each forge's last sweep (a hash: forge → JSON)."""
+    return f"{history(namespace)}:sweeps"
+
+
+def sweep_counts(namespace: str) -> str:
+    """What the sweeps did, counted (a hash: forge|what → count; /metrics)."""
+    return f"{history(namespace)}:sweep-counts"
+
+
+def sweep_lock(queue_name: str) -> str:
+    """Held for one interval by the worker that queued the sweep (SET NX EX)."""
+    return f"ichor:sweep-lock:{queue_name}"
+
+
+def redelivery_asked(guid: str) -> str:
+    """A GitHub delivery asked for again lately (not asked again while it lives)."""
+    return f"ichor:redelivery-asked:{guid}"
 
 
 # The queue's records (bot/queueing/): dedupe, attempts and the recovery of abandoned jobs.

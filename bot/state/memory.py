@@ -146,6 +146,20 @@ class MemoryPermissions:
             self._answers[(forge, repo, user)] = (now, permission)
 
 
+class MemoryCheckedHeads:
+    def __init__(self) -> None:
+        self._checked: set[tuple[str, str]] = set()
+        self._lock = threading.Lock()
+
+    def checked(self, pull: str, sha: str) -> bool:
+        with self._lock:
+            return (pull, sha) in self._checked
+
+    def remember_checked(self, pull: str, sha: str) -> None:
+        with self._lock:
+            self._checked.add((pull, sha))
+
+
 class MemoryOnboarding:
     def __init__(self) -> None:
         self._proposed: set[str] = set()
@@ -183,4 +197,5 @@ def memory_state(clock: Callable[[], float] | None = None) -> StateStore:
         MemoryPermissions(clock or time.monotonic),
         MemoryRepoLock(),
         MemoryOnboarding(),
+        MemoryCheckedHeads(),
     )

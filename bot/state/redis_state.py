@@ -64,6 +64,22 @@ class RedisHeads:
         return _text(newest[0]) if newest else None
 
 
+class RedisCheckedHeads:
+    """A set of shas per pull request, kept as long as its heads."""
+
+    def __init__(self, connection: redis.Redis) -> None:
+        self._redis = connection
+
+    def checked(self, pull: str, sha: str) -> bool:
+        return bool(self._redis.sismember(key_names.checked(pull), sha))
+
+    def remember_checked(self, pull: str, sha: str) -> None:
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.sadd(key_names.checked(pull), sha)
+        pipe.expire(key_names.checked(pull), HEAD_TTL_SECONDS)
+        pipe.execute()
+
+
 class RedisLineComments:
     def __init__(self, connection: redis.Redis) -> None:
         self._redis = connection
@@ -276,4 +292,5 @@ def redis_state(connection: redis.Redis) -> StateStore:
         RedisPermissions(connection),
         RedisRepoLock(connection),
         RedisOnboarding(connection),
+        RedisCheckedHeads(connection),
     )

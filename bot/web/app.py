@@ -30,16 +30,18 @@ from bot.state.audit import audit_source
 from bot.state.base import AuditLog
 from bot.state.history import history_store
 from bot.state.outcomes import OutcomeStore, forge_problems, outcome_store
+from bot.state.rates import RateStore, rate_store
+from bot.state.sweeps import SweepStore, sweep_store
 from bot.web.auth import BasicAuth, StatusAuthMiddleware
 from bot.web.changes_api import ChangeApi
 from bot.web.command_rows import forge_urls
 from bot.web.delivery_log import DeliveryLog
-from bot.web.metrics import CONTENT_TYPE, Metrics
+from bot.web.metrics import CONTENT_TYPE, Metrics, Upkept
 from bot.web.offloop import OffLoop
 from bot.web.request_body import BodyBudget, BodyRefusal, limited_body
 from bot.web.setup_github import setup_routes
 from bot.web.submitter import Submitter
-from bot.web.ui import Outcomes, ui_routes
+from bot.web.ui import Outcomes, Upkeep, ui_routes
 from bot.webhooks import (
     Verification,
     WebhookError,
@@ -114,6 +116,9 @@ def create_app(
     metrics = Metrics(lambda: spool.quarantined)
     history = history_store(settings.redis_url, settings.data_dir, settings.queue_name)
     outcomes = outcome_store(settings.redis_url, settings.data_dir, settings.queue_name)
+    rates = rate_store(settings.redis_url, settings.data_dir, settings.queue_name)
+    sweeps = sweep_store(settings.redis_url, settings.queue_name)
+    upkeep = Upkeep(rates, sweeps, settings.rate_reserve, settings.reconcile_interval)
     audit_log, close_audit = audit_source(settings, audit)
     # What the status page lists, refused deliveries too; written no slower than any look-up.
     deliveries = DeliveryLog(history, timeout=settings.redis_timeout_seconds)
@@ -153,6 +158,8 @@ def create_app(
             await deliveries.flush()
             history.close()
             outcomes.close()
+            rates.close()
+            sweeps.close()
             close_audit()
             looks.close()
             changes.close()
@@ -241,11 +248,23 @@ def create_app(
         return PlainTextResponse("".join(f"{line}\n" for line in ["ready", *problems]))
 
     async def metrics_endpoint(request: Request) -> Response:
-        unknown: tuple[int, dict[str, int], dict[tuple[str, str], int] | None] = (-1, {}, None)
-        depth, states, unposted = await looks.call(
-            lambda: (queue.depth(), queue.states(), _unposted_counts(outcomes)), unknown
+        unknown: tuple[int, dict[str, int], dict[tuple[str, str], int] | None, Upkept | None] = (
+            -1,
+            {},
+            None,
+            None,
         )
-        return Response(metrics.render(depth, states, unposted), media_type=CONTENT_TYPE)
+        depth, states, unposted, upkept = await looks.call(
+            lambda: (
+                queue.depth(),
+                queue.states(),
+                _unposted_counts(outcomes),
+                _upkept(rates, sweeps),
+            ),
+            unknown,
+        )
+        body = metrics.render(depth, states, unposted, upkept)
+        return Response(body, media_type=CONTENT_TYPE)
 
     routes: Sequence[BaseRoute] = [
         *(Route(f"/webhooks/{f.value}", webhook, methods=["POST"]) for f in ForgeKind),
@@ -262,6 +281,7 @@ def create_app(
             audit=audit_log,
             forge_urls=forge_urls(settings),
             outcomes=Outcomes(outcomes, forges),
+            upkeep=upkeep,
         ),
         *setup_routes(settings),  # empty unless ICHOR_SETUP_ENABLED
         *changes.routes(),  # the change API: bearer tokens of its own, never basic auth
@@ -282,6 +302,14 @@ def _unposted_counts(outcomes: OutcomeStore) -> dict[tuple[str, str], int] | Non
         return outcomes.unposted_counts()
     except Exception:  # the queue's numbers still show; the counter is left out
         log.warning("the count of jobs that ended unposted cannot be read now", exc_info=True)
+        return None
+
+
+def _upkept(rates: RateStore, sweeps: SweepStore) -> Upkept | None:
+    try:
+        return Upkept(rates.budgets(), sweeps.counts(), sweeps.runs())
+    except Exception:  # the queue's numbers still show; these are left out
+        log.warning("the rate limits and sweeps cannot be read now", exc_info=True)
         return None
 
 

@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from bot.state.outcomes import FORGES, Unposted
+from bot.state.rates import RateBudget
+from bot.state.sweeps import SweepRun
+
+# The forges a sweep runs on (the local forge has none).
+SWEPT = ("github", "gitlab", "gitea")
+
+
+@dataclass(frozen=True, slots=True)
+class Upkept:
+    """What /metrics shows of the rate budget and the sweeps, as read for one scrape."""
+
+    rates: Sequence[RateBudget]
+    counts: Mapping[tuple[str, str], int]
+    runs: Sequence[SweepRun]
+
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -22,6 +38,7 @@ class _QueueCollector(Collector):
         self.depth = -1
         self.states: Mapping[str, int] = {}
         self.unposted: Mapping[tuple[str, str], int] | None = None  # None: not known now
+        self.upkept: Upkept | None = None  # None: not known now
         self._quarantined = quarantined
 
     def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
@@ -44,11 +61,67 @@ class _QueueCollector(Collector):
                 for reason in Unposted:
                     unposted.add_metric([forge, reason.value], counts.get((forge, reason), 0))
             yield unposted
+        if self.upkept is not None:
+            yield from _upkeep(self.upkept)
         yield CounterMetricFamily(
             "ichor_spool_quarantined",
             "Spool files that could not be read back, moved to the quarantine folder",
             self._quarantined(),
         )
+
+
+def _upkeep(upkept: Upkept) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+    labels = ["forge", "bucket"]
+    remaining = GaugeMetricFamily(
+        "ichor_rate_limit_remaining",
+        "Requests left in a rate limit's window, as the forge last said (bucket: an "
+        "installation, the app, or the token)",
+        labels=labels,
+    )
+    limit = GaugeMetricFamily(
+        "ichor_rate_limit", "Requests a rate limit's window allows", labels=labels
+    )
+    reset = GaugeMetricFamily(
+        "ichor_rate_limit_reset_timestamp_seconds",
+        "When a rate limit's window resets",
+        labels=labels,
+    )
+    for budget in upkept.rates:
+        names = [budget.forge, budget.shown]
+        remaining.add_metric(names, budget.remaining)
+        if budget.limit is not None:
+            limit.add_metric(names, budget.limit)
+        if budget.reset is not None:
+            reset.add_metric(names, budget.reset)
+    yield from (remaining, limit, reset)
+    counters = (
+        ("queued", "ichor_reconcile_checks_queued", "Checks the reconciler queued"),
+        (
+            "deferred",
+            "ichor_reconcile_deferred",
+            "Repositories the reconciler left for a later run (rate budget, time)",
+        ),
+        ("failed", "ichor_sweep_failures", "Sweeps or repositories whose forge requests failed"),
+    )
+    for what, name, text in counters:
+        counter = CounterMetricFamily(name, text, labels=["forge"])
+        for forge in SWEPT:
+            counter.add_metric([forge], upkept.counts.get((forge, what), 0))
+        yield counter
+    redelivered = CounterMetricFamily(
+        "ichor_redeliveries",
+        "GitHub deliveries that never reached the bot, asked for again (asked) or refused",
+        labels=["result"],
+    )
+    redelivered.add_metric(["asked"], upkept.counts.get(("github", "redelivered"), 0))
+    redelivered.add_metric(["refused"], upkept.counts.get(("github", "redelivery-refused"), 0))
+    yield redelivered
+    last = GaugeMetricFamily(
+        "ichor_sweep_last_run_timestamp_seconds", "When each forge was last swept", labels=["forge"]
+    )
+    for run in upkept.runs:
+        last.add_metric([run.forge], run.at)
+    yield last
 
 
 class Metrics:
@@ -75,9 +148,12 @@ class Metrics:
         depth: int,
         states: Mapping[str, int],
         unposted: Mapping[tuple[str, str], int] | None = None,
+        upkept: Upkept | None = None,
     ) -> bytes:
         """``unposted``: the jobs that ended unposted, by (forge, reason); None when the store
-        could not be read (the counter is left out rather than shown reset to zero)."""
+        could not be read (the counter is left out rather than shown reset to zero); the
+        same for ``upkept``, the rate limits and the sweeps."""
         self._queue.depth, self._queue.states = depth, states
         self._queue.unposted = unposted
+        self._queue.upkept = upkept
         return generate_latest(self.registry)

@@ -27,6 +27,8 @@ from bot.state.audit import escape_text
 from bot.state.base import AuditLog, AuditRecord
 from bot.state.history import CheckEntry, DeliveryEntry, HistoryStore
 from bot.state.outcomes import JobOutcome, OutcomeStore
+from bot.state.rates import RateBudget, RateStore
+from bot.state.sweeps import RepoReconciled, SweepRun, SweepStore
 from bot.web import markdown
 from bot.web.command_rows import OVERVIEW_COMMANDS, PAGE_COMMANDS, PULL_PATH, command_rows
 from bot.web.delivery_log import DeliveryLog
@@ -48,6 +50,7 @@ _LATEST_JOBS = 10
 _RECENT_OUTCOMES = 50  # the jobs whose unposted results the page sums up at the top
 _SHOWN_DELIVERIES = 50
 _SHOWN_CHECKS = 50
+_SHOWN_REPOSITORIES = 50
 _SHA = re.compile(r"[0-9a-f]{7,64}")
 _CHECK_ID = re.compile(r"[0-9a-f]{24}")
 # Where a forge shows a commit, below the repository's page (a pull request: PULL_PATH).
@@ -99,6 +102,9 @@ class Snapshot:
     unposted: list[str] = field(default_factory=list)  # recent jobs' results not posted
     forges: list[str] = field(default_factory=list)  # half-configured forges
     commands: list[AuditRecord] = field(default_factory=list)
+    rates: list[tuple[RateBudget, bool]] = field(default_factory=list)  # (budget, low now)
+    sweeps: list[SweepRun] = field(default_factory=list)
+    reconciled: list[RepoReconciled] = field(default_factory=list)
     depth: int = -1
     problems: list[str] = field(default_factory=list)
 
@@ -109,6 +115,18 @@ class Outcomes:
 
     store: OutcomeStore
     forge_problems: Callable[[], list[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Upkeep:
+    """Where the page reads the rate budget and what the sweeps found (design.md 7), and the
+    settings it names: the reserve work that can wait keeps, and the sweep's interval."""
+
+    rates: RateStore
+    sweeps: SweepStore
+    reserve: float
+    interval: float
+    clock: Callable[[], float] = time.time
 
 
 def unposted_lines(outcomes: list[JobOutcome]) -> list[str]:
@@ -132,7 +150,11 @@ def unposted_lines(outcomes: list[JobOutcome]) -> list[str]:
 
 
 def _read(
-    store: HistoryStore, queue: DeliveryQueue, audit: AuditLog, outcomes: Outcomes
+    store: HistoryStore,
+    queue: DeliveryQueue,
+    audit: AuditLog,
+    outcomes: Outcomes,
+    upkeep: Upkeep,
 ) -> Snapshot:
     """Blocking reads for the overview (run on a thread): each part may fail on its own."""
     found = Snapshot()
@@ -160,6 +182,13 @@ def _read(
         found.commands = audit.recent(limit=OVERVIEW_COMMANDS)
     except Exception as exc:
         found.problems.append(f"audit records unavailable: {type(exc).__name__}")
+    try:
+        now = upkeep.clock()
+        found.rates = [(b, b.low(upkeep.reserve, now)) for b in upkeep.rates.budgets()]
+        found.sweeps = upkeep.sweeps.runs()
+        found.reconciled = upkeep.sweeps.repos(_SHOWN_REPOSITORIES)
+    except Exception as exc:
+        found.problems.append(f"rate limits and sweeps unavailable: {type(exc).__name__}")
     return found
 
 
@@ -173,6 +202,7 @@ def ui_routes(
     audit: AuditLog,
     forge_urls: Mapping[str, str],
     outcomes: Outcomes,
+    upkeep: Upkeep,
 ) -> list[BaseRoute]:
     """The page's routes: ``/``, ``/checks/<id>``, ``/commands``, ``/static/<file>`` (and an
     empty icon). ``forge_urls`` are the forges' web bases, for links to pull requests."""
@@ -194,7 +224,7 @@ def ui_routes(
     async def overview(request: Request) -> Response:
         await deliveries.flush(wait=False)  # what was just answered shows at once
         slow = Snapshot(problems=["history and queue did not answer in time"])
-        found: Snapshot = await off_loop(lambda: _read(store, queue, audit, outcomes), slow)
+        found: Snapshot = await off_loop(lambda: _read(store, queue, audit, outcomes, upkeep), slow)
         states = {s: found.states.get(s, 0) for s in JOB_STATES}
         checks = [(c, pull_url(c), commit_url(c)) for c in found.checks]
         commands = command_rows(found.commands, forge_urls)
@@ -205,6 +235,8 @@ def ui_routes(
             checks=checks,
             commands=commands,
             commands_shown=OVERVIEW_COMMANDS,
+            reserve=f"{upkeep.reserve:.0%}",
+            interval=upkeep.interval,
         )
 
     async def commands_page(request: Request) -> Response:

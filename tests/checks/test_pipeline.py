@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 from bot.state.base import StateStore
 from bot.state.memory import memory_state
+from bot.state.rates import RateBudget
 from bot.webhooks import ChangeRequestEvent, PushEvent, event_to_dict
 from tests.support.gitops import SECRET, THREE_PUSHES, base_files, configmap
 from tests.support.gitrepo import WorkRepo
@@ -127,10 +129,13 @@ def test_untouched_target_does_not_fail_the_change(tmp_path: Path, repo: WorkRep
 def test_repository_without_configuration_gets_no_check(tmp_path: Path, repo: WorkRepo) -> None:
     base = repo.commit({"README.md": "hello\n"})
     head = repo.commit({"notes.txt": "x\n"})
-    with configured(settings(tmp_path)):
+    state = memory_state()
+    with configured(settings(tmp_path), state):
         check = handle_delivery("github", "d5", pull(head, base))["check"]
     assert check["status"] == "not-configured"
     assert not (tmp_path / "data" / "local" / "checks").exists()
+    # Nothing is to be posted on this head: the reconciler need not queue it again.
+    assert state.checked.checked(pull_key("github", NAME, 7), head)
 
 
 def test_superseded_head_is_not_checked(tmp_path: Path, repo: WorkRepo) -> None:
@@ -143,6 +148,9 @@ def test_superseded_head_is_not_checked(tmp_path: Path, repo: WorkRepo) -> None:
         assert handle_delivery("github", "d6", pull(old, base))["check"]["status"] == "superseded"
         assert handle_delivery("github", "d7", pull(new, base))["check"]["status"] == "posted"
     assert not (tmp_path / "data" / "local" / "checks" / "acme_gitops" / f"{old}.json").exists()
+    # The head checked is noted as such (what the reconciler reads), the superseded one not.
+    pull7 = pull_key("github", NAME, 7)
+    assert heads.checked.checked(pull7, new) and not heads.checked.checked(pull7, old)
 
 
 def test_push_compares_with_before(tmp_path: Path, repo: WorkRepo) -> None:
@@ -199,6 +207,20 @@ def test_three_pushes_leave_one_summary_and_no_duplicate_line_comments(
     summaries = list((tmp_path / "data" / "local" / "comments" / "acme_gitops").iterdir())
     assert [p.name for p in summaries] == ["7.md"]
     assert "All clear" in summaries[0].read_text()
+
+
+def test_line_comments_wait_while_the_rate_limit_runs_low(tmp_path: Path, repo: WorkRepo) -> None:
+    base = base_commit(repo)
+    head = repo.commit(THREE_PUSHES[0])
+    context = build_context(settings(tmp_path), memory_state())
+    assert context.rates is not None
+    # What the repository's requests spend (the local forge reports none: set by hand).
+    context.rates.put(RateBudget("local", "installation 1", 10, 5000, time.time() + 600, 0.0))
+    with installed_context(context):
+        check = handle_delivery("github", "d11", pull(head, base))["check"]
+    assert check["conclusion"] == "failure" and check["new_issues"] == 2
+    assert not (tmp_path / "data" / "local" / "line-comments").exists()  # none this time
+    assert "db.yaml" in check_file(tmp_path, head)["summary"]  # the summary still says
 
 
 def test_push_to_a_branch_is_checked_against_the_default_branch(

@@ -81,6 +81,8 @@ class Bot:
             ICHOR_GITHUB_WEBHOOK_SECRET=SECRET,
             ICHOR_GITLAB_WEBHOOK_SECRET=SECRET,
             ICHOR_GITEA_WEBHOOK_SECRET=SECRET,
+            # No sweep unless a test asks for one: a test's forge calls are its own.
+            ICHOR_RECONCILE_INTERVAL="0",
             PYTHONUNBUFFERED="1",
         )
         env.update(extra)
@@ -121,6 +123,7 @@ class Bot:
         for name in self.repositories:
             for prefix in (
                 "ichor:heads",
+                "ichor:checked",
                 "ichor:line-comments",
                 "ichor:approvals",
                 "ichor:shown",

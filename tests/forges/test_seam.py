@@ -137,6 +137,32 @@ def test_the_rate_limit_each_answer_reports_is_kept_per_bucket(
     assert "GitLab rate limit spent (a); it resets in 9s" in caplog.text
 
 
+def test_each_rate_limit_is_handed_to_the_observer_which_never_fails_the_request() -> None:
+    seen: list[tuple[str, RateLimit]] = []
+
+    def observe(bucket: str, rate: RateLimit) -> None:
+        seen.append((bucket, rate))
+        raise RuntimeError("the store is down")
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        headers = {"X-RateLimit-Remaining": "41", "X-RateLimit-Limit": "5000"}
+        return httpx.Response(200, headers={**headers, "X-RateLimit-Reset": str(NOW + 60)})
+
+    client = httpx.Client(transport=httpx.MockTransport(answer))
+    s = Seam(Policy("GitHub"), client, clock=lambda: NOW, observe=observe)
+    assert s.send("GET", URL, bucket="installation 42").status_code == 200
+    assert seen == [("installation 42", RateLimit(41, 5000, NOW + 60))]
+
+
+def test_an_expected_status_is_an_answer_not_an_error() -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(304, headers={"ETag": '"abc"'})
+
+    assert seam(answer).send("GET", URL, expect=(304,)).headers["etag"] == '"abc"'
+    with pytest.raises(ForgeStatusError):  # unless expected, a 304 is as any other 3xx
+        seam(answer).send("GET", URL)
+
+
 def test_an_answer_over_the_limit_is_refused_unread() -> None:
     def answer(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, content=b"x" * 2048)

@@ -23,7 +23,7 @@ def state(request: pytest.FixtureRequest) -> Iterator[tuple[StateStore, str]]:
         return
     connection = redis.Redis.from_url(SHARED_REDIS_URL)
     yield redis_state(connection), pull
-    connection.delete(keys.head(pull), keys.line_comments(pull))
+    connection.delete(keys.head(pull), keys.line_comments(pull), keys.checked(pull))
     connection.close()
 
 
@@ -51,3 +51,13 @@ def test_line_comment_memory(state: tuple[StateStore, str]) -> None:
     memory.remember_line_comments(pull)
     assert memory.has_line_comments(pull)
     assert not memory.has_line_comments(pull + "0")
+
+
+def test_checked_heads(state: tuple[StateStore, str]) -> None:
+    store, pull = state
+    checked = store.checked
+    assert not checked.checked(pull, "a" * 40)
+    checked.remember_checked(pull, "a" * 40)
+    checked.remember_checked(pull, "b" * 40)
+    assert checked.checked(pull, "a" * 40) and checked.checked(pull, "b" * 40)
+    assert not checked.checked(pull, "c" * 40) and not checked.checked(pull + "0", "a" * 40)

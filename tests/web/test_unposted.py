@@ -95,6 +95,8 @@ def _jobs_rows(found: Snapshot) -> list[str]:
             checks=[],
             commands=[],
             commands_shown=20,
+            reserve="20%",
+            interval=300.0,
         )
     )
     part = html.split('<section id="jobs">', 1)[1].split("</section>", 1)[0]

@@ -44,14 +44,17 @@ from bot.forges.base import (
     CheckOutput,
     ForgeComment,
     GitCredentials,
+    HeadCheck,
     LineCommentSync,
     LineFinding,
+    OpenPulls,
     Permission,
     PullRequestRef,
     Reaction,
     headline,
 )
 from bot.forges.gitea import pulls as gitea_pulls
+from bot.forges.gitea import reconcile as gitea_reconcile
 from bot.forges.gitea.http import (
     DIALECT,
     NEEDS_ADMIN,
@@ -65,6 +68,7 @@ from bot.forges.gitea.http import (
     status_line,
 )
 from bot.forges.gitea.reviews import LineComments
+from bot.forges.http.seam import RateObserver
 from bot.forges.keyed_locks import KeyedLocks
 from bot.forges.responses import described_repository
 from bot.forges.rest import conversation
@@ -91,8 +95,9 @@ class GiteaForge:
         client: httpx.Client | None = None,
         sleep: Callable[[float], None] = time.sleep,
         check_name: str = CHECK_NAME,
+        rates: RateObserver | None = None,
     ) -> None:
-        self._http = GiteaHTTP(url, token, client, sleep=sleep)
+        self._http = GiteaHTTP(url, token, client, sleep=sleep, observe=rates)
         self._check_name = check_name
         self._me: dict[str, Any] | None = None
         self._me_lock = threading.Lock()
@@ -102,13 +107,13 @@ class GiteaForge:
         self._posted_before: dict[tuple[str, str], tuple[str, str]] = {}
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> GiteaForge:
+    def from_settings(cls, settings: Settings, *, rates: RateObserver | None = None) -> GiteaForge:
         url, token = (settings.gitea_url or "").strip(), (settings.gitea_token or "").strip()
         if not url:
             raise PermanentForgeError("the Gitea URL is not set: set ICHOR_GITEA_URL")
         if not token:
             raise PermanentForgeError("the Gitea token is not set: set ICHOR_GITEA_TOKEN")
-        return cls(url=url, token=token)
+        return cls(url=url, token=token, rates=rates)
 
     def close(self) -> None:
         self._http.close()
@@ -276,6 +281,18 @@ class GiteaForge:
         if url:
             data["target_url"] = url
         self._retrying(lambda: self._http.send("POST", path, data))
+
+    # -- the reconciler (bot.forges.base.Reconciling) -----------------------------------
+
+    def repositories(self, *, limit: int) -> Sequence[RepoRef]:
+        return self._retrying(lambda: gitea_reconcile.repositories(self._http, limit))
+
+    def open_pull_requests(self, repo: RepoRef, *, limit: int, tag: str | None = None) -> OpenPulls:
+        return self._retrying(lambda: gitea_reconcile.open_pulls(self._http, repo, limit))
+
+    def head_check(self, repo: RepoRef, sha: str) -> HeadCheck:
+        context = self._check_name
+        return self._retrying(lambda: gitea_reconcile.head_check(self._http, repo, sha, context))
 
     def _our_latest(self, repo: RepoRef, sha: str) -> tuple[str, str] | None:
         """The newest status of our context on ``sha``: (state, description)."""

@@ -29,7 +29,7 @@ from bot.forges.base import (
 )
 from bot.forges.clipping import one_line
 from bot.forges.http.redaction import secrets_list, token_forms
-from bot.forges.http.seam import Policy, Seam
+from bot.forges.http.seam import Policy, RateObserver, Seam
 from bot.forges.rest.send import Dialect
 from bot.repos import RepoRef
 
@@ -70,6 +70,7 @@ class GiteaHTTP:
         *,
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], None] = time.sleep,
+        observe: RateObserver | None = None,
     ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -87,7 +88,7 @@ class GiteaHTTP:
         # The token as sent here, and as git sends it (the Basic user name, see git_credentials).
         self._secrets = secrets_list(token_forms(token))
         self._headers = {"Authorization": f"token {token}", "Accept": "application/json"}
-        self.seam = Seam(POLICY, client, clock=clock, sleep=sleep)
+        self.seam = Seam(POLICY, client, clock=clock, sleep=sleep, observe=observe)
 
     def close(self) -> None:
         self.seam.close()

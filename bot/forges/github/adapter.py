@@ -39,15 +39,21 @@ from bot.forges.base import (
     CheckOutput,
     ForgeComment,
     GitCredentials,
+    HeadCheck,
     LineCommentSync,
     LineFinding,
+    OpenPulls,
     Permission,
     PullRequestRef,
     Reaction,
     headline,
 )
+from bot.forges.buckets import APP_BUCKET, installation_bucket
+from bot.forges.github import deliveries as github_deliveries
 from bot.forges.github import pulls as github_pulls
+from bot.forges.github import reconcile as github_reconcile
 from bot.forges.github import reviews as github_reviews
+from bot.forges.github.app_calls import AppCalls
 from bot.forges.github.auth import InstallationTokens, load_private_key
 from bot.forges.github.http import POLICY, GitHubHTTP
 from bot.forges.github.payloads import (
@@ -68,7 +74,8 @@ from bot.forges.github.payloads import (
     started_run,
     typed_bot,
 )
-from bot.forges.http.seam import Seam
+from bot.forges.github.redelivery import HookDelivery
+from bot.forges.http.seam import RateObserver, Seam
 from bot.forges.keyed_locks import KeyedLocks
 from bot.forges.responses import described_repository
 from bot.forges.rest import conversation
@@ -100,10 +107,11 @@ class GitHubForge:
         sleep: Callable[[float], None] = time.sleep,
         check_name: str = CHECK_NAME,
         requester: str = "ichor-bot",
+        rates: RateObserver | None = None,
     ) -> None:
         host_of(api_url, "the GitHub API URL")
         self._web_host = host_of(web_url, "the GitHub web URL")
-        self._seam = Seam(POLICY, client, clock=clock, sleep=sleep)
+        self._seam = Seam(POLICY, client, clock=clock, sleep=sleep, observe=rates)
         self._http = GitHubHTTP(self._seam, api_url=api_url, requester=requester)
         self._clock = clock
         self._check_name = check_name
@@ -112,9 +120,10 @@ class GitHubForge:
         )
         self._locks = KeyedLocks()
         self._bot_login: str | None = None  # one app, one login: asked for once
+        self._app_calls = AppCalls(self._http, self._tokens, self._seam)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> GitHubForge:
+    def from_settings(cls, settings: Settings, *, rates: RateObserver | None = None) -> GitHubForge:
         app_id, key = (settings.github_app_id or "").strip(), settings.github_private_key or ""
         if not app_id:
             raise PermanentForgeError("the GitHub App id is not set: set ICHOR_GITHUB_APP_ID")
@@ -128,6 +137,7 @@ class GitHubForge:
             private_key_pem=load_private_key(key),
             api_url=settings.github_api_url,
             web_url=settings.github_url,
+            rates=rates,
         )
 
     def close(self) -> None:
@@ -326,6 +336,23 @@ class GitHubForge:
             found, repo.forge, full_name, where, installation_id=repo.installation_id
         )
 
+    # -- the reconciler (bot.forges.base.Reconciling) and redeliveries (design.md 7) -----
+
+    def repositories(self, *, limit: int) -> Sequence[RepoRef]:
+        return github_reconcile.repositories(self._app_calls, limit)
+
+    def open_pull_requests(self, repo: RepoRef, *, limit: int, tag: str | None = None) -> OpenPulls:
+        return github_reconcile.open_pulls(self._app_calls, repo, limit, tag)
+
+    def head_check(self, repo: RepoRef, sha: str) -> HeadCheck:
+        return github_reconcile.head_check(self._app_calls, repo, sha, self._check_name)
+
+    def recent_deliveries(self, *, since: float, max_pages: int) -> Sequence[HookDelivery]:
+        return github_deliveries.recent(self._app_calls, since=since, max_pages=max_pages)
+
+    def redeliver(self, delivery_id: int) -> None:
+        github_deliveries.redeliver(self._app_calls, delivery_id)
+
     # -- plumbing -------------------------------------------------------------------------
 
     def _patch(self, repo: RepoRef, path: str, data: Mapping[str, Any]) -> None:
@@ -338,7 +365,7 @@ class GitHubForge:
 
         def with_token(token: str) -> T:
             def send(method: str, path: str, data: Any = None, *, pages: bool = False) -> Any:
-                bucket = f"installation {installation}"
+                bucket = installation_bucket(installation)
                 return self._http.send(method, path, token, data, pages=pages, bucket=bucket)
 
             return operation(send)
@@ -368,7 +395,7 @@ class GitHubForge:
         """A request the app makes as itself, with its JWT (a fresh one unless given)."""
         bearer = app_jwt or self._tokens.signed_jwt()
         try:
-            return self._http.send(method, path, bearer, data, bucket="app")
+            return self._http.send(method, path, bearer, data, bucket=APP_BUCKET)
         except ForgeStatusError as exc:
             if exc.status != 401:
                 raise

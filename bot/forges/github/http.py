@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import gidgethub
 import httpx
@@ -34,6 +36,18 @@ def _message(response: httpx.Response) -> str:
 # GitHub answers an exhausted rate limit with a 403 that names a wait, and a secondary one
 # (abuse detection) with a 403 that may name none.
 POLICY = Policy("GitHub", message=_message, limits_with_403=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of a listing: its data (None when ``unchanged``), its ETag, the next page's
+    URL. ``unchanged``: a conditional request answered 304, which GitHub does not count
+    against the rate limit."""
+
+    data: Any
+    tag: str | None
+    next_url: str | None
+    unchanged: bool = False
 
 
 class GitHubHTTP:
@@ -73,6 +87,36 @@ class GitHubHTTP:
             return items
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise TransientForgeError(f"GitHub {method} {path}: unreadable response") from exc
+
+    def page(self, url: str, bearer: str, *, bucket: str, tag: str | None = None) -> Page:
+        """One page of a listing (``url`` a path, or the next page's URL); with ``tag`` (the
+        ETag an earlier answer carried), a conditional request."""
+        where = f"GitHub GET {urlsplit(url).path}"
+        headers = sansio.create_headers(self._requester, accept=sansio.accept_format())
+        headers["authorization"] = f"Bearer {bearer}"
+        headers["content-length"] = "0"
+        if tag:
+            headers["if-none-match"] = tag
+        response = self._seam.send(
+            "GET",
+            sansio.format_url(url, None, base_url=self._base_url),
+            where=where,
+            secrets=secrets_list(token_forms(bearer)),
+            headers=headers,
+            content=b"",
+            bucket=bucket,
+            expect=(304,),
+        )
+        etag = response.headers.get("etag")
+        if response.status_code == 304:
+            return Page(None, etag or tag, None, unchanged=True)
+        try:
+            data, _, more = sansio.decipher_response(
+                response.status_code, response.headers, response.content
+            )
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise TransientForgeError(f"{where}: unreadable response") from exc
+        return Page(data, etag, more)
 
     def _request(
         self,

@@ -47,8 +47,10 @@ from bot.forges.base import (
     Conclusion,
     ForgeComment,
     GitCredentials,
+    HeadCheck,
     LineCommentSync,
     LineFinding,
+    OpenPulls,
     Permission,
     PullRequestRef,
     Reaction,
@@ -56,6 +58,7 @@ from bot.forges.base import (
 )
 from bot.forges.gitlab import merge_requests as gitlab_mrs
 from bot.forges.gitlab import notes as commands
+from bot.forges.gitlab import reconcile as gitlab_reconcile
 from bot.forges.gitlab.api import (
     NOTE_LIMIT,
     PER_PAGE,
@@ -69,6 +72,7 @@ from bot.forges.gitlab.api import (
     project_ref,
 )
 from bot.forges.gitlab.discussions import Done, sync_discussions
+from bot.forges.http.seam import RateObserver
 from bot.forges.keyed_locks import KeyedLocks
 from bot.forges.plans import (
     PostedComment,
@@ -111,6 +115,7 @@ class GitLabForge:
         sleep: Callable[[float], None] = time.sleep,
         check_name: str = CHECK_NAME,
         timeout: float = 30,
+        rates: RateObserver | None = None,
     ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -120,18 +125,18 @@ class GitLabForge:
         self._host = parts.netloc.rpartition("@")[2].lower()
         self._web = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}{parts.path.rstrip('/')}"
         self._token = token
-        self._api = GitLabAPI(self._web, token, timeout=timeout, sleep=sleep)
+        self._api = GitLabAPI(self._web, token, timeout=timeout, sleep=sleep, observe=rates)
         self._check_name = check_name
         self._posted: OrderedDict[tuple[str, str, str], str] = OrderedDict()
         self._locks = KeyedLocks()
         self._user: tuple[int, str] | None = None  # the token's user: id and username
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> GitLabForge:
+    def from_settings(cls, settings: Settings, *, rates: RateObserver | None = None) -> GitLabForge:
         token = (settings.gitlab_token or "").strip()
         if not token:
             raise PermanentForgeError("the GitLab token is not set: set ICHOR_GITLAB_TOKEN")
-        return cls(url=settings.gitlab_url, token=token)
+        return cls(url=settings.gitlab_url, token=token, rates=rates)
 
     def close(self) -> None:
         self._api.close()
@@ -317,6 +322,21 @@ class GitLabForge:
         return described_repository(
             found, ForgeKind.GITLAB, full_name, "GitLab GET /projects", keys=keys
         )
+
+    # -- the reconciler (bot.forges.base.Reconciling) -----------------------------------
+
+    def repositories(self, *, limit: int) -> Sequence[RepoRef]:
+        return self._api.retried(lambda gl: gitlab_reconcile.projects(gl, limit))
+
+    def open_pull_requests(self, repo: RepoRef, *, limit: int, tag: str | None = None) -> OpenPulls:
+        project = project_ref(repo)
+        return self._api.retried(
+            lambda gl: gitlab_reconcile.open_merge_requests(gl, project, limit)
+        )
+
+    def head_check(self, repo: RepoRef, sha: str) -> HeadCheck:
+        project, name = project_ref(repo), self._check_name
+        return self._api.retried(lambda gl: gitlab_reconcile.head_check(gl, project, sha, name))
 
     # -- plumbing -------------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from bot.errors import PermanentForgeError, TransientForgeError
 from bot.forges import clipping
 from bot.forges.base import PullRequestRef
 from bot.forges.http.redaction import redact, secrets_list, token_forms
-from bot.forges.http.seam import Policy, Seam
+from bot.forges.http.seam import Policy, RateObserver, Seam
 from bot.forges.http.session import SeamSession
 from bot.repos import RepoRef
 
@@ -61,9 +61,10 @@ class GitLabAPI:
         timeout: float,
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], None] = time.sleep,
+        observe: RateObserver | None = None,
     ) -> None:
         self._secrets = secrets_list(token_forms(token))
-        self.seam = Seam(POLICY, timeout=timeout, clock=clock, sleep=sleep)
+        self.seam = Seam(POLICY, timeout=timeout, clock=clock, sleep=sleep, observe=observe)
         self._session = SeamSession(self.seam, self._secrets)
         self.gl = gitlab.Gitlab(
             url,

@@ -15,8 +15,11 @@ between the two, :meth:`Seam.send` applies what every forge shares:
   and whether a 403 can mean "slow down" (GitHub's rate limits);
 - every credential is cut from the error's text, in every form it can take, before anything
   shortens it;
-- the rate limit each answer reports is kept per bucket (a token, an installation) and its
-  exhaustion logged (:meth:`Seam.rate`).
+- the rate limit each answer reports is kept per bucket (a token, an installation), its
+  exhaustion logged (:meth:`Seam.rate`), and handed to the observer the adapter was given
+  (the worker keeps it where the status page and the work that can wait read it);
+- a status the caller expects (``expect``: a 304 to a conditional request) is an answer, not
+  an error.
 
 :meth:`Seam.run` is the retry policy (:func:`bot.forges.http.retry.with_retries`): applied
 around a whole operation, not a single request, so a retry after a lost answer reads the
@@ -32,7 +35,7 @@ from __future__ import annotations
 import json as jsonlib
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -105,6 +108,11 @@ class RateLimit:
     reset: float | None
 
 
+# Told of every rate limit an answer reports: its bucket and the limit (never raises into
+# the request: the seam swallows what it raises, see Seam._account).
+RateObserver = Callable[[str, RateLimit], None]
+
+
 class Seam:
     """Every request of one adapter; owns its client unless handed one."""
 
@@ -116,8 +124,10 @@ class Seam:
         timeout: float | httpx.Timeout = TIMEOUT,
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], None] = time.sleep,
+        observe: RateObserver | None = None,
     ) -> None:
         self.policy = policy
+        self._observe = observe
         self._owns_client = client is None
         self._client = client if client is not None else new_client(timeout)
         self._clock = clock
@@ -161,8 +171,10 @@ class Seam:
         params: Mapping[str, str | int] | None = None,
         bucket: str = "",
         limit: int | None = None,
+        expect: Collection[int] = (),
     ) -> httpx.Response:
-        """One request; the response when it is a success, else the forge's error, raised.
+        """One request; the response when it is a success (or a status in ``expect``, such
+        as a 304 to a conditional request), else the forge's error, raised.
         ``where`` (``"Gitea GET /repos/o/r"``) starts every error's text: the forge, the
         method and the URL's path unless given. ``limit`` refuses an answer over that many
         bytes without reading the rest."""
@@ -185,6 +197,8 @@ class Seam:
             text = f"{where}: {type(exc).__name__} {exc}".strip()
             raise redact(TransientForgeError(text), secrets) from exc
         self._account(bucket, response.headers)
+        if response.status_code in expect:
+            return response
         if response.status_code >= 300 or not phrase(response.status_code):
             raise redact(self.error(where, response, secrets), secrets) from None
         return response
@@ -223,6 +237,11 @@ class Seam:
             rate = RateLimit(int(remaining), None if limit is None else int(limit), reset)
             before = self._rates.get(bucket)
             self._rates[bucket] = rate
+            if self._observe is not None:
+                try:
+                    self._observe(bucket, rate)
+                except Exception:  # keeping the number must never fail the request
+                    self._log.debug("the rate limit could not be kept", exc_info=True)
             if rate.remaining == 0 and (before is None or before.remaining > 0):
                 wait = max(0.0, rate.reset - self._clock()) if rate.reset is not None else None
                 shown = "unknown" if wait is None else f"{wait:.0f}s"

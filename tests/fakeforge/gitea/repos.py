@@ -50,6 +50,25 @@ class Repositories(GiteaState):
         assert ctx.repo is not None
         return Response(200, self._render_repo(ctx.repo.full_name))
 
+    def _op_userCurrentListRepos(self, ctx: Ctx) -> Response:
+        """``GET /user/repos``: the repositories the token's user has a role on, by id, each
+        with what that role allows."""
+        mine = sorted(
+            (r for r in self._repos.values() if r.roles.get(self.bot_login, "none") != "none"),
+            key=lambda r: r.id,
+        )
+        items, headers = self._page(ctx.req, mine)
+        return Response(200, [self._listed_repo(r) for r in items], headers)
+
+    def _listed_repo(self, repo: Repo) -> dict[str, object]:
+        role = repo.roles.get(self.bot_login, "none")
+        permissions = {
+            "admin": role in ("owner", "admin"),
+            "push": role in ("owner", "admin", "write"),
+            "pull": role != "none",
+        }
+        return {**self._render_repo(repo.full_name), "permissions": permissions, "archived": False}
+
     def _op_repoGetRepoPermissions(self, ctx: Ctx) -> Response:
         assert ctx.repo is not None
         who = ctx.params["collaborator"]

@@ -22,7 +22,8 @@ Pipeline for one request (first failure answers):
 One module per concern, each a mixin of :class:`tests.fakeforge.github.core.GitHubCore` (the
 state, the pipeline's hooks, what many answers embed): ``auth`` (JWTs, installation tokens,
 who may call what), ``apps`` (the app's endpoints and the manifest flow), ``repos``,
-``pulls``, ``comments`` (and reactions), ``reviews``, ``checks``, ``faults``; ``rules`` holds
+``pulls``, ``comments`` (and reactions), ``reviews``, ``checks``, ``hooks`` (the app's
+webhook deliveries and redeliveries), ``faults``; ``rules`` holds
 the documented rules, ``description`` the OpenAPI supplement, ``model`` the records and the
 clock, ``keys`` the app's keys. :class:`FakeGitHub` composes them.
 """
@@ -37,6 +38,7 @@ from tests.fakeforge.github.comments import CommentsMixin
 from tests.fakeforge.github.description import SUPPLEMENT, supplemented
 from tests.fakeforge.github.description import handler_name as _handler_name
 from tests.fakeforge.github.faults import FaultsMixin
+from tests.fakeforge.github.hooks import HooksMixin
 from tests.fakeforge.github.keys import new_private_key, shared_private_key
 from tests.fakeforge.github.model import (
     DEFAULT_INSTALLATION_PERMISSIONS,
@@ -77,6 +79,7 @@ class FakeGitHub(
     CommentsMixin,
     ReviewsMixin,
     ChecksMixin,
+    HooksMixin,
     FaultsMixin,
 ):
     """GitHub's REST API (and git over HTTP) on loopback, for one test.

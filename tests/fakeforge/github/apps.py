@@ -163,29 +163,55 @@ class AppsMixin(AuthMixin):
 
     def _op_apps_get_repo_installation(self, ctx: Ctx) -> Response:
         assert ctx.repo is not None
-        inst = self._installations[ctx.repo.installation_id]
-        return Response(
-            200,
-            overlay(
-                self._skeleton("installation"),
-                {
-                    "id": inst.id,
-                    "account": self._user(inst.account),
-                    "repository_selection": "all",
-                    "access_tokens_url": f"{self.url}/app/installations/{inst.id}/access_tokens",
-                    "repositories_url": f"{self.url}/installation/repositories",
-                    "html_url": f"{self.web_url}/settings/installations/{inst.id}",
-                    "app_id": int(self.app_id) if self.app_id.isdigit() else 1,
-                    "target_id": self._stable_id("user:" + inst.account),
-                    "target_type": "Organization",
-                    "permissions": dict(inst.permissions),
-                    "events": ["check_run", "issue_comment", "pull_request", "push"],
-                    "created_at": "2020-01-01T00:00:00Z",
-                    "updated_at": "2020-01-01T00:00:00Z",
-                    "app_slug": self.app_slug,
-                },
-            ),
+        return Response(200, self._installation(ctx.repo.installation_id))
+
+    def _op_apps_list_installations(self, ctx: Ctx) -> Response:
+        """``GET /app/installations``: every installation of the app, by id."""
+        found = sorted(self._installations)
+        items, headers = self._page(ctx.req, found)
+        return Response(200, [self._installation(i) for i in items], headers)
+
+    def _op_apps_list_repos_accessible_to_installation(self, ctx: Ctx) -> Response:
+        """``GET /installation/repositories``: the token's installation's repositories (those
+        the token was narrowed to, if it was), by name."""
+        token = ctx.auth.token
+        assert token is not None
+        found = sorted(
+            r.full_name
+            for r in self._repos.values()
+            if r.installation_id == token.installation_id
+            and (token.repositories is None or r.full_name in token.repositories)
         )
+        items, headers = self._page(ctx.req, found)
+        body = {
+            "total_count": len(found),
+            "repositories": [self._repo_object(n) for n in items],
+            "repository_selection": "all" if token.repositories is None else "selected",
+        }
+        return Response(200, body, headers)
+
+    def _installation(self, installation_id: int) -> dict[str, Any]:
+        inst = self._installations[installation_id]
+        rendered: dict[str, Any] = overlay(
+            self._skeleton("installation"),
+            {
+                "id": inst.id,
+                "account": self._user(inst.account),
+                "repository_selection": "all",
+                "access_tokens_url": f"{self.url}/app/installations/{inst.id}/access_tokens",
+                "repositories_url": f"{self.url}/installation/repositories",
+                "html_url": f"{self.web_url}/settings/installations/{inst.id}",
+                "app_id": int(self.app_id) if self.app_id.isdigit() else 1,
+                "target_id": self._stable_id("user:" + inst.account),
+                "target_type": "Organization",
+                "permissions": dict(inst.permissions),
+                "events": ["check_run", "issue_comment", "pull_request", "push"],
+                "created_at": "2020-01-01T00:00:00Z",
+                "updated_at": "2020-01-01T00:00:00Z",
+                "app_slug": self.app_slug,
+            },
+        )
+        return rendered
 
     def _op_rate_limit_get(self, ctx: Ctx) -> Response:
         reset = int(time_now()) + 3600

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import itertools
+import json
 import string
 from collections.abc import Callable
 from pathlib import Path
@@ -95,6 +96,9 @@ class GitHubCore(DescribedForge[Call]):
         # The manifest flow: codes GitHub's creation page handed out, and the Apps made.
         self._manifest_codes: dict[str, dict[str, Any]] = {}
         self._registrations: list[dict[str, Any]] = []
+        # The app's webhook: where deliveries go (url, secret), and every attempt (hooks).
+        self._webhook: tuple[str, str] | None = None
+        self._deliveries: list[dict[str, Any]] = []
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -170,6 +174,32 @@ class GitHubCore(DescribedForge[Call]):
 
     def _documented_rules(self, op: Operation, body: Any) -> list[Problem]:
         return documented_rules(op, body)
+
+    def _serve(self, req: Request, op: Operation, ctx: Any) -> Response:
+        """The handler's answer, with GitHub's conditional requests: a GET answered 200 carries
+        an ETag, and one asked with that ETag in If-None-Match is answered 304, bodiless."""
+        response = super()._serve(req, op, ctx)
+        if req.method != "GET" or response.status != 200:
+            return response
+        raw = response.body
+        content = raw if isinstance(raw, bytes) else json.dumps(raw, sort_keys=True).encode()
+        tag = f'W/"{hashlib.sha256(content).hexdigest()[:40]}"'
+        response.headers["etag"] = tag
+        asked = {t.strip() for t in req.headers.get("if-none-match", "").split(",")}
+        if tag in asked:
+            kept = {k: v for k, v in response.headers.items() if k in ("etag", "link")}
+            return Response(304, None, kept)
+        return response
+
+    def _handle(self, req: Request) -> Response:
+        response = super()._handle(req)
+        if response.status == 304:  # GitHub does not count a 304 against the rate limit
+            with self._lock:
+                self._rate_used -= 1
+                used = self._rate_used
+            response.headers["x-ratelimit-used"] = str(used)
+            response.headers["x-ratelimit-remaining"] = str(max(0, 5000 - used))
+        return response
 
     # ------------------------------------------------------------------ ids, helpers
     @staticmethod

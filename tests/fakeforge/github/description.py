@@ -126,6 +126,174 @@ SUPPLEMENT: dict[str, dict[str, Any]] = {
 }
 
 
+def _listing(summary: str, operation_id: str, docs: str, item: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "summary": summary,
+        "tags": ["apps"],
+        "operationId": operation_id,
+        "externalDocs": {"description": "API method documentation", "url": docs},
+        "parameters": [
+            {"$ref": "#/components/parameters/per-page"},
+            {"$ref": "#/components/parameters/page"},
+        ],
+        "responses": {
+            "200": {
+                "description": "Response",
+                "content": {"application/json": {"schema": item}},
+                "headers": {"Link": {"$ref": "#/components/headers/link"}},
+            },
+            "304": {"$ref": "#/components/responses/not_modified"},
+            "403": {"$ref": "#/components/responses/forbidden"},
+            "401": {"$ref": "#/components/responses/requires_authentication"},
+        },
+        "x-github": {
+            "githubCloudOnly": False,
+            "enabledForGitHubApps": True,
+            "category": "apps",
+            "subcategory": "installations" if "repos" in operation_id else "apps",
+        },
+    }
+
+
+# GitHub's "Simple webhook delivery" (hook-delivery-item), which the trimmed components lack.
+HOOK_DELIVERY_ITEM: dict[str, Any] = {
+    "title": "Simple webhook delivery",
+    "type": "object",
+    "properties": {
+        "id": {"type": "integer", "format": "int64"},
+        "guid": {"type": "string"},
+        "delivered_at": {"type": "string", "format": "date-time"},
+        "redelivery": {"type": "boolean"},
+        "duration": {"type": "number"},
+        "status": {"type": "string"},
+        "status_code": {"type": "integer"},
+        "event": {"type": "string"},
+        "action": {"type": "string", "nullable": True},
+        "installation_id": {"type": "integer", "nullable": True},
+        "repository_id": {"type": "integer", "nullable": True},
+        "throttled_at": {"type": "string", "format": "date-time", "nullable": True},
+    },
+    "required": [
+        "id",
+        "guid",
+        "delivered_at",
+        "redelivery",
+        "duration",
+        "status",
+        "status_code",
+        "event",
+        "action",
+        "installation_id",
+        "repository_id",
+    ],
+}
+_APP_WEBHOOKS = {"githubCloudOnly": False, "enabledForGitHubApps": False, "category": "apps"}
+SUPPLEMENT.update(
+    {
+        "/app/installations": {
+            "get": _listing(
+                "List installations for the authenticated app",
+                "apps/list-installations",
+                "https://docs.github.com/rest/apps/apps"
+                "#list-installations-for-the-authenticated-app",
+                {"type": "array", "items": {"$ref": "#/components/schemas/installation"}},
+            )
+        },
+        "/installation/repositories": {
+            "get": _listing(
+                "List repositories accessible to the app installation",
+                "apps/list-repos-accessible-to-installation",
+                "https://docs.github.com/rest/apps/installations"
+                "#list-repositories-accessible-to-the-app-installation",
+                {
+                    "type": "object",
+                    "required": ["total_count", "repositories"],
+                    "properties": {
+                        "total_count": {"type": "integer"},
+                        "repositories": {
+                            "type": "array",
+                            "items": {"$ref": "#/components/schemas/repository"},
+                        },
+                        "repository_selection": {"type": "string"},
+                    },
+                },
+            )
+        },
+        "/app/hook/deliveries": {
+            "get": {
+                "summary": "List deliveries for an app webhook",
+                "tags": ["apps"],
+                "operationId": "apps/list-webhook-deliveries",
+                "externalDocs": {
+                    "description": "API method documentation",
+                    "url": "https://docs.github.com/rest/apps/webhooks"
+                    "#list-deliveries-for-an-app-webhook",
+                },
+                "parameters": [
+                    {"$ref": "#/components/parameters/per-page"},
+                    {
+                        "name": "cursor",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "string"},
+                    },
+                    {
+                        "name": "status",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "string", "enum": ["success", "failure"]},
+                    },
+                ],
+                "responses": {
+                    "200": {
+                        "description": "Response",
+                        "content": {
+                            "application/json": {
+                                "schema": {"type": "array", "items": HOOK_DELIVERY_ITEM}
+                            }
+                        },
+                    },
+                    "422": {"$ref": "#/components/responses/validation_failed"},
+                },
+                "x-github": {**_APP_WEBHOOKS, "subcategory": "webhooks"},
+            }
+        },
+        "/app/hook/deliveries/{delivery_id}/attempts": {
+            "post": {
+                "summary": "Redeliver a delivery for an app webhook",
+                "tags": ["apps"],
+                "operationId": "apps/redeliver-webhook-delivery",
+                "externalDocs": {
+                    "description": "API method documentation",
+                    "url": "https://docs.github.com/rest/apps/webhooks"
+                    "#redeliver-a-delivery-for-an-app-webhook",
+                },
+                "parameters": [
+                    {
+                        "name": "delivery_id",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "integer"},
+                    }
+                ],
+                "responses": {
+                    "202": {
+                        "description": "Accepted",
+                        "content": {
+                            "application/json": {
+                                "schema": {"type": "object", "additionalProperties": True}
+                            }
+                        },
+                    },
+                    "422": {"$ref": "#/components/responses/validation_failed"},
+                },
+                "x-github": {**_APP_WEBHOOKS, "subcategory": "webhooks"},
+            }
+        },
+    }
+)
+
+
 class _Supplemented(type(DESCRIPTION)):  # type: ignore[misc]
     """The recorded description's path, read as that file plus :data:`SUPPLEMENT`."""
 

@@ -34,6 +34,10 @@ class ReposMixin(GitHubCore):
             elif permissions is not None:
                 inst.permissions = perms
 
+    def repo_id(self, full_name: str) -> int:
+        """The repository's id, as GitHub's answers name it."""
+        return self._repo(full_name).id
+
     def add_repo(
         self,
         full_name: str,

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from tests.fakeforge.base import run_git
 from tests.fakeforge.gitlab.core import GitLabCore
+from tests.fakeforge.gitlab.records import iso
 from tests.fakeforge.gitlab.routes import GIT_PATH
 from tests.fakeforge.httpserver import Request, Response
 
@@ -35,6 +36,10 @@ class Repositories(GitLabCore):
                 "mrs": {},
             }
             return self._render_project(self._projects[pid])
+
+    def archive_project(self, full_name: str) -> None:
+        with self._lock:
+            self._project(full_name)["archived"] = True
 
     def set_branch(self, full_name: str, branch: str, sha: str) -> None:
         """Someone pushes ``refs/heads/<branch>`` to ``sha`` (or makes it)."""
@@ -90,25 +95,38 @@ class Repositories(GitLabCore):
     def _op_get_project(self, path: dict[str, str], params: dict[str, Any]) -> Response:
         """``GET /projects/:id`` (by id or URL-encoded path), the fields of GitLab's answer
         that describe where the project lives."""
-        project = self._find_project(path["project"])
+        return Response(200, self._describe(self._find_project(path["project"])))
+
+    def _op_list_projects(self, path: dict[str, str], params: dict[str, Any]) -> Response:
+        """``GET /projects``: with ``membership``, those the token's user is a member of (the
+        fake's token reaches every project as a Maintainer unless a test set its access), at
+        least ``min_access_level``; archived ones only when asked for."""
+        least = int(params.get("min_access_level") or 0)
+        found = [
+            self._describe(p)
+            for p in sorted(self._projects.values(), key=lambda p: -int(p["id"]))
+            if p["members"].get(self.bot_user_id, 40) >= least
+            and bool(params.get("archived", False)) == p.get("archived", False)
+        ]
+        return self._paged(path, params, found)
+
+    def _describe(self, project: dict[str, Any]) -> dict[str, Any]:
         full = project["full_name"]
         web = f"{self.url}/{full}"
         host = urlsplit(self.url).netloc
-        return Response(
-            200,
-            {
-                "id": project["id"],
-                "name": full.rpartition("/")[2],
-                "path": full.rpartition("/")[2],
-                "path_with_namespace": full,
-                "default_branch": project["default_branch"],
-                "visibility": "private",
-                "web_url": web,
-                "http_url_to_repo": f"{web}.git",
-                "ssh_url_to_repo": f"git@{host}:{full}.git",
-                "archived": False,
-            },
-        )
+        return {
+            "id": project["id"],
+            "name": full.rpartition("/")[2],
+            "path": full.rpartition("/")[2],
+            "path_with_namespace": full,
+            "default_branch": project["default_branch"],
+            "visibility": "private",
+            "web_url": web,
+            "http_url_to_repo": f"{web}.git",
+            "ssh_url_to_repo": f"git@{host}:{full}.git",
+            "archived": project.get("archived", False),
+            "last_activity_at": iso(),
+        }
 
     # ------------------------------------------------------------------ rendering
     def _render_project(self, project: dict[str, Any]) -> dict[str, Any]:

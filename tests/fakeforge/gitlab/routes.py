@@ -118,6 +118,30 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any]]] = {
     ),
     "get_member": ("GET", _P + "/members/all/(?P<user_id>[^/]+)", {}),
     "get_project": ("GET", _P, {"statistics": "bool", "license": "bool"}),
+    # GET /projects: the projects the token's user sees (membership=true: those it is a member
+    # of; min_access_level: at least that access).
+    "list_projects": (
+        "GET",
+        "/projects",
+        {
+            "membership": "bool",
+            "min_access_level": ("10", "15", "20", "30", "40", "50"),
+            "archived": "bool",
+            "owned": "bool",
+            "simple": "bool",
+            "order_by": (
+                "id",
+                "name",
+                "path",
+                "created_at",
+                "updated_at",
+                "last_activity_at",
+                "similarity",
+            ),
+            "sort": ("asc", "desc"),
+            **_PAGING,
+        },
+    ),
 }
 COMPILED = [
     (name, method, re.compile("/api/v4" + pattern)) for name, (method, pattern, _) in ROUTES.items()

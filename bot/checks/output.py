@@ -7,7 +7,8 @@ goes through :mod:`bot.checks.markdown_text`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -94,34 +95,47 @@ def _clip(text: str, limit: int) -> str:
     return text[:cut] + _CLIP_NOTE
 
 
+# A line as it is shown, or how to render it (an issue's line is rendered only when it can
+# still be shown: a check with thousands of issues shows what fits in the forge's limit), and
+# whether it counts as an issue.
+Line = tuple[str | Callable[[], str], bool]
+
+
 def _fit(
     fixed: Sequence[str],
-    items: Iterable[tuple[str, bool]],
+    items: Sequence[Line],
     limit: int,
     note: Callable[[int], str],
     tail: Sequence[str] = (),
 ) -> str:
     """``fixed``, then as many ``items`` lines as fit in ``limit`` characters, then a ``note``
     counting the issue lines (flag True) left out, then ``tail``."""
-    items = list(items)
-    every = [*fixed, *(line for line, _ in items), *tail]
-    if _size(every) <= limit:
-        return "\n".join(every)
+    shown: list[str] = []
+    chars = sum(len(text) for text in (*fixed, *tail))
+    pieces = len(fixed) + len(tail)
+    for line, _ in items:
+        text = line if isinstance(line, str) else line()
+        shown.append(text)
+        chars, pieces = chars + len(text), pieces + 1
+        if chars + pieces - 1 > limit:  # the lines and the newlines between them
+            break
+    if chars + max(pieces - 1, 0) <= limit:
+        return "\n".join([*fixed, *shown, *tail])
     total = sum(1 for _, is_issue in items if is_issue)
     # The note for the full count is the longest it can get, so reserving it is always enough.
     budget = limit - _size(tail) - len(note(total)) - 2
     out = list(fixed)
     size = _size(out)
-    shown = 0
-    for line, is_issue in items:
-        grown = size + len(line) + (1 if out else 0)
+    count = 0
+    for text, (_, is_issue) in zip(shown, items, strict=False):
+        grown = size + len(text) + (1 if out else 0)
         if grown > budget:
             break
-        out.append(line)
+        out.append(text)
         size = grown
-        shown += is_issue
-    if shown < total:
-        out.append(note(total - shown))
+        count += is_issue
+    if count < total:
+        out.append(note(total - count))
     return _clip("\n".join([*out, *tail]), limit)
 
 
@@ -252,7 +266,7 @@ def _text(comparison: CheckComparison) -> str:
     fixed = _config_section(comparison)
     if not comparison.targets and not comparison.config_issues:
         fixed.append("No GitTarget path is touched by this change.")
-    items: list[tuple[str, bool]] = []
+    items: list[Line] = []
     for n, t in enumerate(comparison.targets):
         at_base = "" if t.base_verdict is None else f" (base: {t.base_verdict.value})"
         head = f"### {_md(t.name, 100)} — {_code(t.path or '.')} — {t.verdict.value}"
@@ -262,7 +276,7 @@ def _text(comparison: CheckComparison) -> str:
         entries = sorted((_Entry(m.issue, m.new, n) for m in t.issues), key=_Entry.key)
         if not entries:
             items.append(("No issues.", False))
-        items += [(_item(e, marks=True), True) for e in entries]
+        items += [(functools.partial(_item, e, marks=True), True) for e in entries]
 
     def note(left: int) -> str:
         return (
@@ -304,7 +318,8 @@ def check_output(
     def note(left: int) -> str:
         return f"- … and {_n(left, 'more issue')}; see the full list below."
 
-    summary = _fit(fixed, ((_item(e, marks=False), True) for e in rest), MAX_OUTPUT_CHARS, note)
+    lines: list[Line] = [(functools.partial(_item, e, marks=False), True) for e in rest]
+    summary = _fit(fixed, lines, MAX_OUTPUT_CHARS, note)
     conclusion = comparison.conclusion
     waiting = conclusion is Conclusion.ACTION_REQUIRED
     only_new = [t.only_new_count(pull_request=comparison.pull_request) for t in comparison.targets]
@@ -366,7 +381,7 @@ def summary_comment(comparison: CheckComparison, *, details_url: str | None = No
         more = "in the full report" if link else "in the check's details"
         return f"- … and {_n(left, 'more issue')}; see the full list {more}."
 
-    items = ((_item(e, marks=False), True) for e in entries)
+    items: list[Line] = [(functools.partial(_item, e, marks=False), True) for e in entries]
     return _fit(fixed, items, MAX_COMMENT_CHARS, note, tail=link)
 
 

@@ -42,8 +42,8 @@ HELP_SECTION = {
     IssueCode.NOT_FOLLOWABLE: "types-ichor-bot-types",
 }
 ALL_CODES_SECTION = "issue-codes"
-_CONFIG_PAGE = "README.md"
-_CONFIG_SECTION = "configuration-ichoryaml"
+_CONFIG_PAGE = "docs/configuration.md"
+_CONFIG_SECTION = "ichoryaml"
 
 
 def _rule_name(code: str) -> str:

@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEMO   := fixtures/demo
 
-.PHONY: run test lint types pytest install clean bench services browser
+.PHONY: run test lint types docs pytest install clean bench services browser
 
 install: $(STAMP)
 
@@ -54,6 +54,12 @@ types: $(STAMP)
 	$(BIN)/mypy --strict bot workers tests
 	$(BIN)/mypy --strict bench scripts
 
+# The documentation site (mkdocs.yml): docs/ as HTML under build/site. --strict turns every
+# warning into a failure: a link to no page, an anchor no heading makes, a page not in the nav
+# (not with --quiet, which hides the warnings it counts).
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
 # Tests talk to Redis on 127.0.0.1:6379; start one if the machine has none running.
 services:
 	@$(BIN)/python -c 'import redis; redis.Redis(socket_connect_timeout=1).ping()' 2>/dev/null \
@@ -74,7 +80,7 @@ PYTEST_WORKERS ?= 4
 pytest: $(STAMP) services browser
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
-test: lint types pytest
+test: lint types docs pytest
 
 # Speed and memory as ratios against baselines measured in the same run (never asserted).
 bench: $(STAMP)
@@ -87,4 +93,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_workers.py
 
 clean:
-	rm -rf $(VENV) $(DEMO)/repo .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(DEMO)/repo build/site .pytest_cache .mypy_cache .ruff_cache

@@ -45,7 +45,7 @@ FORMATS: Mapping[str, Callable[[Report], str]] = {
 _FORMAT_HELP = (
     "text: verdicts, issues grouped by code and the fix for each, for a person; json: the "
     "report; sarif: SARIF 2.1.0 for code scanning, its help links under ICHOR_DOCS_URL (this "
-    "version's README); github: GitHub Actions annotations; brief: one 'path:line: code: "
+    "version's docs); github: GitHub Actions annotations; brief: one 'path:line: code: "
     "message' line per issue (default: text)"
 )
 

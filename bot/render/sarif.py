@@ -17,28 +17,33 @@ _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning"}
 # Where README.md and docs/ are read: this version's tag, so a rule's help is the text of the
 # version that reported it. SARIF wants absolute URIs; `check` takes another from ICHOR_DOCS_URL.
 DOCS_URL = f"{PROJECT_URL}/blob/v{__version__}/"
-# The README section that explains each rule (GitHub's anchors of its headings; the test
-# checks each exists). A code not listed links to the table of every code.
-_HELP_SECTION = {
-    IssueCode.FOREIGN_FILE: "the-gate",
-    IssueCode.FOREIGN_SYMLINK: "the-gate",
-    IssueCode.FOREIGN_SUBMODULE: "the-gate",
-    IssueCode.EMPTY_TARGET: "the-gate",
+# The page, under the docs URL, that explains the rules, and the section of it for each code
+# (GitHub's anchors of its headings; the test checks each exists). A code not listed links to
+# the table of every code; docs/gate.md's table links each code to the same section.
+HELP_PAGE = "docs/gate.md"
+HELP_SECTION = {
+    IssueCode.FOREIGN_FILE: "roles",
+    IssueCode.FOREIGN_SYMLINK: "roles",
+    IssueCode.FOREIGN_SUBMODULE: "roles",
+    IssueCode.EMPTY_TARGET: "roles",
     IssueCode.IGNORE_SHADOWS_MANAGED: "gittargetignore",
     IssueCode.UNUSED_IGNORE_PATTERN: "gittargetignore",
     IssueCode.INVALID_YAML: "the-content-gate",
     IssueCode.NON_KRM_YAML: "the-content-gate",
+    IssueCode.INVALID_NAME: "the-content-gate",
     IssueCode.IMPURE_MANAGED_FILE: "the-content-gate",
     IssueCode.DUPLICATE_IDENTITY: "the-content-gate",
     IssueCode.MIXED_MANAGED_ALLOWLISTED: "the-content-gate",
     IssueCode.UNSUPPORTED_KUSTOMIZE: "the-content-gate",
+    IssueCode.INVALID_KUSTOMIZE: "the-content-gate",
     IssueCode.PLAINTEXT_SECRET: "the-content-gate",
     IssueCode.FILE_TOO_LARGE: "the-content-gate",
     IssueCode.IGNORED_MANAGED_OBJECT: "the-content-gate",
     IssueCode.NOT_FOLLOWABLE: "types-ichor-bot-types",
 }
-_ALL_CODES_SECTION = "issue-codes"
-_CONFIG_SECTION = "configuration-ichoryaml"
+ALL_CODES_SECTION = "issue-codes"
+_CONFIG_PAGE = "docs/configuration.md"
+_CONFIG_SECTION = "ichoryaml"
 
 
 def _rule_name(code: str) -> str:
@@ -46,14 +51,13 @@ def _rule_name(code: str) -> str:
 
 
 def _rules(docs_url: str) -> list[dict[str, Any]]:
-    readme = f"{docs_url}README.md"
     rules = [
         {
             "id": code.value,
             "name": _rule_name(code.value),
             "shortDescription": {"text": info.summary},
             "help": {"text": info.fix},
-            "helpUri": f"{readme}#{_HELP_SECTION.get(code, _ALL_CODES_SECTION)}",
+            "helpUri": f"{docs_url}{HELP_PAGE}#{HELP_SECTION.get(code, ALL_CODES_SECTION)}",
             "defaultConfiguration": {"level": _LEVEL[info.severity]},
         }
         for code, info in CODES.items()
@@ -64,7 +68,7 @@ def _rules(docs_url: str) -> list[dict[str, Any]]:
             "name": _rule_name(CONFIG_RULE),
             "shortDescription": {"text": "The repository's .ichor.yaml is not valid."},
             "help": {"text": "Fix the key named in the message."},
-            "helpUri": f"{readme}#{_CONFIG_SECTION}",
+            "helpUri": f"{docs_url}{_CONFIG_PAGE}#{_CONFIG_SECTION}",
             "defaultConfiguration": {"level": "error"},
         }
     )

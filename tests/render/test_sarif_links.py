@@ -1,10 +1,9 @@
 """SARIF links (issue 21 item 13): the driver's ``informationUri`` and each rule's ``helpUri``
-lead into this repository's README.md or docs/, to a section that exists."""
+lead into this repository's README.md or docs/, to a section that exists (on GitHub, where the
+links go)."""
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -13,32 +12,9 @@ from bot import PROJECT_URL, __version__
 from bot.gate.report import Report
 from bot.render.sarif import DOCS_URL, report_to_sarif_dict
 from tests.conftest import MakeRepo, RunCli
+from tests.support.markdown_links import github_anchors
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def github_anchors(markdown: str) -> set[str]:
-    """The anchors GitHub gives a file's headings: lower case, punctuation dropped, spaces as
-    '-', and '-1', '-2' ... after a repeated one; headings inside code fences are none."""
-    anchors: set[str] = set()
-    seen: Counter[str] = Counter()
-    fenced = False
-    for line in markdown.splitlines():
-        if line.lstrip().startswith("```"):
-            fenced = not fenced
-            continue
-        heading = None if fenced else re.match(r"#{1,6} (.+?)\s*$", line)
-        if heading is None:
-            continue
-        slug = re.sub(r"[^\w\- ]", "", heading[1].lower()).replace(" ", "-")
-        anchors.add(f"{slug}-{seen[slug]}" if seen[slug] else slug)
-        seen[slug] += 1
-    return anchors
-
-
-def test_the_anchor_rules() -> None:
-    text = "# A `b`: c.d\n```\n# not a heading\n```\n## Twice\n## Twice\n"
-    assert github_anchors(text) == {"a-b-cd", "twice", "twice-1"}
 
 
 def _links(docs_url: str = DOCS_URL) -> tuple[str, list[tuple[str, str]]]:
@@ -69,7 +45,10 @@ def test_the_docs_are_those_of_this_version_where_the_readme_installs_from() -> 
 def test_another_docs_url() -> None:
     information, links = _links("https://docs.example/ichor/")
     assert information == "https://docs.example/ichor/README.md"
-    assert all(uri.startswith("https://docs.example/ichor/README.md#") for _, uri in links)
+    assert all(uri.startswith("https://docs.example/ichor/") for _, uri in links)
+    assert {uri.partition("#")[0] for rule, uri in links if rule != "invalid-config"} == {
+        "https://docs.example/ichor/docs/gate.md"
+    }
 
 
 def test_the_cli_takes_the_docs_url_from_the_environment(

@@ -7,8 +7,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import quote, urlsplit, urlunsplit
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_MAX_BODY_BYTES = 25 << 20
@@ -25,7 +26,10 @@ class Settings(BaseSettings):
         env_prefix="ICHOR_", extra="ignore", hide_input_in_errors=True
     )
 
-    redis_url: str | None = None
+    redis_url: str | None = Field(default=None, repr=False)
+    # Redis's password, kept apart from the URL so a Secret can hold it alone; put in the URL
+    # (which must not carry one too) when the settings are read.
+    redis_password: str | None = Field(default=None, repr=False)
     data_dir: Path = Path(".ichor-data")
     # Each may hold several secrets separated by commas, so one can be rotated without
     # dropping deliveries: any of them verifies.
@@ -105,6 +109,10 @@ class Settings(BaseSettings):
     job_heartbeat_ttl: int = Field(default=15, ge=1)
     worker_reap_interval: float = Field(default=5.0, gt=0)
     redis_outage: float = Field(default=600.0, ge=0)
+    # A file a worker touches on every heartbeat round, for a probe to read (python -m
+    # bot.cli.probe FILE SECONDS): a round waits while Redis is away, so its age says how long
+    # the worker has been unable to take jobs, and a wedged worker stops touching it.
+    worker_alive_file: Path | None = None
     # The change API (POST /api/v1/changes): "name=token" pairs separated by commas; the name
     # is the actor. None configured: every request is 401. A request waits for its job's
     # answer at most api_wait_seconds (then 504; the job goes on).
@@ -112,6 +120,12 @@ class Settings(BaseSettings):
     api_wait_seconds: float = Field(default=60.0, gt=0, le=600)
     host: str = "127.0.0.1"
     port: int = 8000
+
+    @model_validator(mode="after")
+    def _password_in_redis_url(self) -> Settings:
+        if self.redis_password and self.redis_url:
+            self.redis_url = redis_url_with_password(self.redis_url, self.redis_password)
+        return self
 
     @field_validator("api_tokens", mode="before")
     @classmethod
@@ -122,6 +136,18 @@ class Settings(BaseSettings):
         """The secrets configured for ``forge`` (github, gitlab or gitea), in order."""
         raw: str | None = getattr(self, f"{forge}_webhook_secret", None)
         return split_secrets(raw)
+
+
+def redis_url_with_password(url: str, password: str) -> str:
+    """``url`` with ``password`` in it (percent-encoded); refused when it names one already."""
+    parts = urlsplit(url)
+    if parts.password is not None:
+        raise ValueError(
+            "ICHOR_REDIS_URL carries a password and ICHOR_REDIS_PASSWORD is set too: keep one"
+        )
+    user = quote(parts.username or "", safe="")
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{user}:{quote(password, safe='')}@{host}"))
 
 
 def split_secrets(raw: str | None) -> tuple[str, ...]:

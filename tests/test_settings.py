@@ -221,3 +221,17 @@ def test_the_web_process_joins_its_secrets_with_what_a_worker_can_post_to(
         "gitlab is half-configured",
         "gitea is half-configured",
     ]
+
+
+def test_the_redis_password_goes_into_the_url_encoded() -> None:
+    settings = Settings(redis_url="redis://ichor-redis:6379/0", redis_password="p@ss w/rd")
+    assert settings.redis_url == "redis://:p%40ss%20w%2Frd@ichor-redis:6379/0"
+    assert "p@ss" not in repr(settings) and "p%40ss" not in repr(settings)
+    named = Settings(redis_url="rediss://bot@redis.example:6380/1", redis_password="x")
+    assert named.redis_url == "rediss://bot:x@redis.example:6380/1"
+
+
+def test_a_url_with_a_password_and_a_password_setting_is_refused() -> None:
+    with pytest.raises(ValueError, match="keep one") as caught:
+        Settings(redis_url="redis://:inline@h:6379/0", redis_password="other")
+    assert "inline" not in str(caught.value) and "other" not in str(caught.value)

@@ -188,6 +188,7 @@ def work(settings: Settings, *, burst: bool = False) -> int:
         connection=connection,
         timings=Timings.from_settings(settings),
         sweep=SweepTimer.from_settings(settings),
+        alive_file=settings.worker_alive_file,
     )
     with installed_context(context):  # not left behind when run in a process that goes on
         worker.work(with_scheduler=True, burst=burst)

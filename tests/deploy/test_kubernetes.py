@@ -4,17 +4,23 @@ installed."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import socket
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 import yaml
 
 from bot.gate.content.placement import placement_path
 from bot.registry.builtin import builtin_types
+from bot.settings import Settings
+from bot.web.auth import OPEN_PREFIXES
 from tests.conftest import FIXTURES, ROOT
 
 BASE = ROOT / "deploy" / "kubernetes"
@@ -94,13 +100,91 @@ def test_web_is_probed_and_workers_scale_by_replicas() -> None:
         assert ("PodDisruptionBudget", pdb) in found
 
 
+def _redis_script() -> str:
+    container = objects()[("StatefulSet", "ichor-redis")]["spec"]["template"]["spec"]
+    [redis] = container["containers"]
+    assert redis["command"] == ["sh", "-c"]
+    script: str = redis["args"][0]
+    return script
+
+
 def test_redis_keeps_an_append_only_file_on_a_volume() -> None:
     redis = objects()[("StatefulSet", "ichor-redis")]
-    args = redis["spec"]["template"]["spec"]["containers"][0]["args"]
-    assert args[args.index("--appendonly") + 1] == "yes"
+    words = _redis_script().split()
+    assert words[words.index("--appendonly") + 1] == "yes"
+    assert words[words.index("--dir") + 1] == "/data"
     assert redis["spec"]["volumeClaimTemplates"][0]["metadata"]["name"] == "data"
     config = objects()[("ConfigMap", "ichor-bot")]["data"]
-    assert config["ICHOR_REDIS_URL"] == "redis://ichor-redis:6379/0"
+    assert config["ICHOR_REDIS_URL"] == "redis://ichor-redis:6379/0"  # the password is apart
+
+
+def test_redis_takes_its_password_from_the_secret() -> None:
+    [redis] = objects()[("StatefulSet", "ichor-redis")]["spec"]["template"]["spec"]["containers"]
+    sources = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in redis["env"]}
+    wanted = {"name": "ichor-bot", "key": "ICHOR_REDIS_PASSWORD"}
+    assert sources == {"REDIS_PASSWORD": wanted, "REDISCLI_AUTH": wanted}
+    assert redis["readinessProbe"]["exec"]["command"] == ["redis-cli", "ping"]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def test_the_redis_script_refuses_no_password_and_then_asks_for_it(tmp_path: Path) -> None:
+    """The StatefulSet's own script, run with a real redis-server on a free port."""
+    if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
+        pytest.skip("redis-server is not installed")
+    port = _free_port()
+    script = _redis_script().replace("--dir /data", f"--dir {tmp_path} --port {port} --save ''")
+    env = {"PATH": os.environ["PATH"]}
+    empty = subprocess.run(
+        ["sh", "-c", script],
+        env={**env, "REDIS_PASSWORD": ""},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert empty.returncode == 1 and "set ICHOR_REDIS_PASSWORD" in empty.stderr
+    server = subprocess.Popen(
+        ["sh", "-c", script],
+        env={**env, "REDIS_PASSWORD": "s3cret"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        client = redis.Redis(port=port, socket_connect_timeout=1)
+        authed = redis.Redis(port=port, password="s3cret", socket_connect_timeout=1)
+        for _ in range(300):  # bounded: redis-server starts in milliseconds
+            try:
+                assert authed.ping()
+                break
+            except redis.exceptions.ConnectionError:
+                server.poll()
+                assert server.returncode is None, "redis-server exited"
+                time.sleep(0.02)
+        with pytest.raises(redis.exceptions.AuthenticationError):
+            client.ping()
+        assert "s3cret" not in Path(f"/proc/{server.pid}/cmdline").read_text()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_workers_are_probed_by_the_file_their_heartbeat_touches() -> None:
+    spec = objects()[("Deployment", "ichor-worker")]["spec"]["template"]["spec"]
+    [worker] = spec["containers"]
+    env = {e["name"]: e["value"] for e in worker["env"]}
+    alive = env["ICHOR_WORKER_ALIVE_FILE"]
+    assert alive.startswith("/tmp/")  # a writable emptyDir under a read-only root
+    ready = worker["readinessProbe"]["exec"]["command"]
+    live = worker["livenessProbe"]["exec"]["command"]
+    assert ready[:4] == live[:4] == ["python", "-m", "bot.cli.probe", alive]
+    # Restarted only after longer than the Redis outage a worker rides out.
+    assert float(live[4]) > Settings().redis_outage > float(ready[4])
 
 
 def test_the_secret_is_a_template_with_no_values() -> None:
@@ -108,6 +192,11 @@ def test_the_secret_is_a_template_with_no_values() -> None:
     assert template["kind"] == "Secret" and template["metadata"]["name"] == "ichor-bot"
     assert template["stringData"] and set(template["stringData"].values()) == {""}
     assert all(k.startswith("ICHOR_") for k in template["stringData"])
+    assert {"ICHOR_REDIS_PASSWORD", "ICHOR_STATUS_AUTH"} <= set(template["stringData"])
+    # Every key is a setting the bot reads (Redis's password is the bundled Redis's too).
+    assert {k.removeprefix("ICHOR_").lower() for k in template["stringData"]} <= set(
+        Settings.model_fields
+    )
     assert ("Secret", "ichor-bot") not in objects()
 
 
@@ -135,6 +224,18 @@ def test_kubectl_kustomize_builds_the_base() -> None:
         if doc["kind"] != "Namespace":
             assert doc["metadata"]["namespace"] == NAMESPACE, doc["metadata"]
         assert doc["metadata"]["labels"]["app.kubernetes.io/part-of"] == "ichor-bot"
+
+
+def test_kubectl_kustomize_routes_only_webhooks_and_the_api() -> None:
+    built = {(d["kind"], d["metadata"]["name"]): d for d in kustomize(BASE)}
+    [rule] = built[("Ingress", "ichor-web")]["spec"]["rules"]
+    paths = {(p["path"], p["pathType"]) for p in rule["http"]["paths"]}
+    # No /, /metrics or /setup: only what the web process serves without ICHOR_STATUS_AUTH.
+    assert paths == {("/webhooks/", "Prefix"), ("/api/v1/", "Prefix")}
+    assert {path for path, _ in paths} == set(OPEN_PREFIXES)
+    for name in ("ichor-web", "ichor-worker"):
+        [container] = built[("Deployment", name)]["spec"]["template"]["spec"]["containers"]
+        assert {"secretRef": {"name": "ichor-bot"}} in container["envFrom"], name
 
 
 def test_kubectl_kustomize_builds_the_example_overlay(tmp_path: Path) -> None:

@@ -80,6 +80,7 @@ def test_a_burst_worker_quits_once_the_queue_is_empty(tmp_path: Path) -> None:
         ICHOR_REDIS_URL=SHARED_REDIS_URL,
         ICHOR_QUEUE_NAME=f"teardown-{uuid.uuid4().hex[:8]}",
         ICHOR_DATA_DIR=str(tmp_path),
+        ICHOR_WORKER_ALIVE_FILE=str(tmp_path / "alive"),
     )
     done = subprocess.run(
         [str(Path(sys.executable).parent / "ichor-bot"), "worker", "--burst"],
@@ -91,6 +92,7 @@ def test_a_burst_worker_quits_once_the_queue_is_empty(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "done, quitting" in done.stderr
+    assert (tmp_path / "alive").exists()  # the probe's file, touched as the heartbeat began
 
 
 def test_a_burst_workers_maintenance_never_forks_a_scheduler(worker: IchorWorker) -> None:

@@ -4,11 +4,13 @@ bot's reply, then let the check run again (the command job re-checks once at the
 from __future__ import annotations
 
 from bot.approvals.approval import Approval
+from bot.approvals.approvers import Approvers, IsMember, may_approve
 from bot.approvals.fingerprints import fingerprints
 from bot.approvals.seen import approval_scope, seen_by
 from bot.checks.approvals import load_approvals
 from bot.checks.evaluate import evaluate_head
 from bot.commands import Command, approval_replies
+from bot.forges.base import TeamMembership
 from workers.command_run import CommandOutcome, CommandRun
 from workers.services import check_services
 
@@ -47,21 +49,52 @@ def approve_head(run: CommandRun, command: Command) -> CommandOutcome:
             "refused: no object it covers was shown before it",
             approval_replies.nothing_seen(request.head_sha, scope.unseen, run.asked),
         )
+    # Only what this approver may approve: a target's approvers, or its code owners.
+    split = may_approve(scope.covered, run.actor, _approvers(run), run.owners, _membership(run))
+    if not split.mine:
+        return CommandOutcome.of(
+            "approve",
+            "refused: not an approver of what waits",
+            approval_replies.nothing_yours(request.head_sha, run.actor, split.not_mine),
+        )
     store = run.context.state.approvals
     # Rebuilt from the forge first when Redis has lost them, so recording one keeps the rest.
     load_approvals(forge, store, run.repo, run.number, run.pull_key)
     approval = Approval(
         run.actor,
         request.head_sha,
-        fingerprints(o.object for o in scope.covered),
+        fingerprints(o.object for o in split.mine),
         source=run.source,
     )
     store.record(run.pull_key, approval)
-    sections = [approval_replies.approved(approval, scope.covered)]
+    sections = [approval_replies.approved(approval, split.mine)]
+    if split.not_mine:
+        sections.append(approval_replies.not_yours(run.actor, split.not_mine))
     if scope.unseen:
         sections.append(approval_replies.not_covered(scope.unseen, run.asked))
     unseen = f"; {len(scope.unseen)} shown later not covered" if scope.unseen else ""
-    return CommandOutcome.of("approve", "done" + unseen, *sections, recheck=True)
+    others = f"; {len(split.not_mine)} for other approvers" if split.not_mine else ""
+    return CommandOutcome.of("approve", "done" + unseen + others, *sections, recheck=True)
+
+
+def _approvers(run: CommandRun) -> dict[str, Approvers]:
+    config = run.config.config
+    if config is None:
+        return {}
+    return {
+        t.name: t.approvers
+        if t.approvers is None or isinstance(t.approvers, str)
+        else tuple(t.approvers)
+        for t in config.targets
+    }
+
+
+def _membership(run: CommandRun) -> IsMember | None:
+    """The forge's answer to "is this login in this team", when it can give one."""
+    forge = run.adapter.forge
+    if not isinstance(forge, TeamMembership):
+        return None
+    return lambda team, login: forge.team_member(run.repo, team, login)
 
 
 def withdraw_approval(run: CommandRun, command: Command) -> CommandOutcome:

@@ -196,11 +196,11 @@ def _run_commands(
 ) -> bool:
     forge = asking.adapter.forge
     pull = forge.get_pull_request(asking.repo, asking.number)
-    config = read_base_config(asking.adapter, asking.repo, pull)
-    if not config.present:
+    rules = read_base_config(asking.adapter, asking.repo, pull, asking.forge)
+    if not rules.config.present:
         log.info("%s: no .ichor.yaml on the base branch; commands ignored", asking.repo.full_name)
         return False
-    run = asking.run(pull, config)
+    run = asking.run(pull, rules.config, rules.owners)
     if react_to is not None:
         try:
             forge.add_reaction(run.repo, run.number, react_to, "eyes")

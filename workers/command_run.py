@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.approvals.codeowners import CodeOwners
 from bot.approvals.seen import Asked
 from bot.checks.request import CheckRequest, MergeBase, pull_request
 from bot.commands import Command
@@ -72,9 +73,11 @@ class Asking:
     asked: Asked | None
     resume: bool  # the job ran before: the check it started may exist
 
-    def run(self, pull: PullRequestRef, config: ConfigResult) -> CommandRun:
+    def run(
+        self, pull: PullRequestRef, config: ConfigResult, owners: CodeOwners | None = None
+    ) -> CommandRun:
         asked = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        return CommandRun(**asked, pull=pull, config=config)
+        return CommandRun(**asked, pull=pull, config=config, owners=owners)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +87,8 @@ class CommandRun(Asking):
 
     pull: PullRequestRef
     config: ConfigResult
+    # The base branch's CODEOWNERS, when a target's approvers are its code owners.
+    owners: CodeOwners | None = None
 
     @property
     def pull_key(self) -> str:

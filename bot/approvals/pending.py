@@ -45,6 +45,8 @@ class ApprovalStatus:
 
     waiting: tuple[NewObject, ...] = ()
     approved: tuple[tuple[NewObject, Approval], ...] = ()
+    # A waiting object's newest approval of an earlier version of it (the object changed since).
+    outdated: tuple[tuple[NewObject, Approval], ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -98,11 +100,15 @@ def approval_status(
     ]
     waiting: list[NewObject] = []
     approved: list[tuple[NewObject, Approval]] = []
+    outdated: list[tuple[NewObject, Approval]] = []
     for obj in new_objects:
         wanted = obj.fingerprint
         by = next((a for a in counted if wanted in a.fingerprints), None)
-        if by is None:
-            waiting.append(obj)
-        else:
+        if by is not None:
             approved.append((obj, by))
-    return ApprovalStatus(tuple(waiting), tuple(approved))
+            continue
+        waiting.append(obj)
+        earlier = [a for a in counted if any(f.identity == wanted.identity for f in a.fingerprints)]
+        if earlier:
+            outdated.append((obj, earlier[-1]))
+    return ApprovalStatus(tuple(waiting), tuple(approved), tuple(outdated))

@@ -5,7 +5,7 @@ approved it and at which commit. Pure; every name goes through :mod:`bot.checks.
 
 from __future__ import annotations
 
-from bot.approvals.pending import ApprovalStatus
+from bot.approvals.pending import ApprovalStatus, NewObject
 from bot.checks.markdown_text import (
     MAX_PATH_SHOWN,
     escape,
@@ -65,7 +65,19 @@ def approvals_section(status: ApprovalStatus | None, *, merge_group: bool = Fals
         lines += ["Every new object in a strict target is approved.", ""]
     lines += ["| Target | Object | Path | Approval |", "| --- | --- | --- | --- |"]
     pending = "❌ not approved" if merge_group else "⏳ waiting for `/approve`"
-    rows = [(o, pending) for o in status.waiting]
+    outdated = {id(o): a for o, a in status.outdated}
+
+    def waiting_state(obj: NewObject) -> str:
+        earlier = outdated.get(id(obj))
+        if earlier is None:
+            return pending
+        who = inline_text("@" + earlier.approver, 100)
+        return (
+            f"{pending}; the approval by {who} at {short_sha(earlier.head_sha)} was of an "
+            "earlier version (the object changed since)"
+        )
+
+    rows = [(o, waiting_state(o)) for o in status.waiting]
     rows += [
         (o, f"✅ approved by {inline_text('@' + a.approver, 100)} at {short_sha(a.head_sha)}")
         for o, a in status.approved

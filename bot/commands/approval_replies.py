@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.approvals.approval import Approval
+from bot.approvals.approvers import NotYours
 from bot.approvals.marker import approval_marker, cancel_marker
 from bot.approvals.pending import NewObject
 from bot.approvals.seen import Asked, AskedOn
@@ -109,3 +110,36 @@ def withdrawn(approver: str, source: str) -> str:
 
 def nothing_to_withdraw(actor: str) -> str:
     return f"`/approve cancel` changed nothing: @{actor} has no approval on this pull request."
+
+
+def not_yours(actor: str, objects: Sequence[NotYours]) -> str:
+    """The objects ``actor`` may not approve (a target's ``approvers``), and who may."""
+    lines = [
+        f"@{actor} may not approve {'this object' if len(objects) == 1 else 'these objects'}: "
+        "its target names who may. They wait for an `/approve` from one of them.",
+        "",
+    ]
+    for item in objects[:_MAX_LISTED]:
+        o = item.object
+        if item.owners_file is None:
+            where = f"the approvers of {inline_text(o.target, 100)}"
+        elif item.owners_file and item.problem:
+            where = (
+                f"the owners of {inline_path(o.path)} in {inline_path(item.owners_file)}, "
+                f"which cannot be read ({inline_text(item.problem, 200)})"
+            )
+        elif item.owners_file:
+            where = f"the owners of {inline_path(o.path)} in {inline_path(item.owners_file)}"
+        else:
+            where = "the owners in the CODEOWNERS file, which the base branch does not have"
+        who = ", ".join(inline_text("@" + name, 100) for name in item.approvers[:20]) or "nobody"
+        lines.append(
+            f"- {inline_text(o.identity, 200)} in {inline_text(o.target, 100)}: {where}: {who}"
+        )
+    if len(objects) > _MAX_LISTED:
+        lines.append(f"- … and {len(objects) - _MAX_LISTED} more")
+    return "\n".join(lines)
+
+
+def nothing_yours(head_sha: str, actor: str, objects: Sequence[NotYours]) -> str:
+    return f"`/approve` changed nothing at {short_sha(head_sha)}.\n\n" + not_yours(actor, objects)

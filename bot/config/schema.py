@@ -68,6 +68,9 @@ class Target(_Model):
     capabilities: Annotated[str, AfterValidator(values.capabilities_path)] | None = None
     enforce: Enforce = "all"  # new: a pull request fails only for the issues it introduces
     approval: Approval | None = None
+    # Who may /approve this target's new objects (design.md 5.1): users and teams, or
+    # "codeowners"; unset, anyone the permission check lets through.
+    approvers: Annotated[str | list[str], AfterValidator(values.approvers)] | None = None
 
 
 class Commands(_Model):

@@ -44,3 +44,32 @@ def placement(value: str) -> str:
         return check_placement(value)
     except ValueError as exc:
         raise PydanticCustomError("invalid-placement", str(exc)) from None
+
+
+# A login (GitHub, GitLab, Gitea), or a team: org/team on GitHub and Gitea, a group path on
+# GitLab (group/subgroup/...). A leading @ is allowed, as CODEOWNERS writes them.
+_APPROVER = re.compile(r"@?[A-Za-z0-9][A-Za-z0-9._-]{0,99}(/[A-Za-z0-9][A-Za-z0-9._-]{0,99}){0,20}")
+MAX_APPROVERS = 100
+
+
+def approvers(value: str | list[str]) -> str | list[str]:
+    """``codeowners``, or the users and teams who may approve (without their ``@``)."""
+    if isinstance(value, str):
+        if value != "codeowners":
+            raise PydanticCustomError(
+                "invalid-approvers",
+                "must be a list of users and teams (org/team), or codeowners",
+            )
+        return value
+    if not value or len(value) > MAX_APPROVERS:
+        raise PydanticCustomError(
+            "invalid-approvers", f"must name 1 to {MAX_APPROVERS} users or teams"
+        )
+    for name in value:
+        if not _APPROVER.fullmatch(name):
+            raise PydanticCustomError(
+                "invalid-approvers",
+                "each must be a user or a team (org/team, group/subgroup), not {name}",
+                {"name": name[:100]},
+            )
+    return list(dict.fromkeys(name.removeprefix("@") for name in value))

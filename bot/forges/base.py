@@ -324,3 +324,12 @@ class RepositoryLookup(Protocol):
         the App installation acting on it. Not found, or out of the bot's reach: a
         PermanentForgeError."""
         ...
+
+
+@runtime_checkable
+class TeamMembership(Protocol):
+    """An adapter that can say whether a login belongs to a team (``org/team`` on GitHub and
+    Gitea, a group path on GitLab), for a target's ``approvers`` (design.md 5.1). A team that
+    does not exist, or that the bot may not see, has no members: never an error that admits."""
+
+    def team_member(self, repo: RepoRef, team: str, login: str) -> bool: ...

@@ -79,6 +79,8 @@ def test_an_approval_covers_exactly_its_fingerprints() -> None:
     )
     assert status.waiting == (NewObject("prod", changed),)
     assert [o.identity for o, _ in status.approved] == ["Deployment.apps prod/web"]
+    # The summary can say whose approval the change outdated, and at which commit.
+    assert status.outdated == ((NewObject("prod", changed), given),)
     assert status.waiting_targets == ("prod",) and status.objects == 2 and not status.complete
 
 

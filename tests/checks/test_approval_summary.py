@@ -66,6 +66,21 @@ def test_approved_objects_name_who_and_where() -> None:
     assert comment.startswith("<!-- ichor:summary -->\n✅ **") and "### Approvals" in comment
 
 
+def test_an_approval_the_object_outgrew_says_whose_of_what_and_at_which_commit() -> None:
+    before = new("a")
+    given = Approval("bob", "f" * 40, frozenset({before.fingerprint}), "1")
+    changed = NewObject("prod", dataclasses.replace(before.object, digest="e" * 64))
+    status = approval_status((changed,), [given], pr_author="alice", allow_author_approval=False)
+    summary = check_output(comparison(status)).summary
+    row = next(
+        line for line in summary.splitlines() if "<code>Deployment.apps web/a</code>" in line
+    )
+    assert row.endswith(
+        "⏳ waiting for `/approve`; the approval by @&#8203;bob at <code>fffffff</code> was of an "
+        "earlier version (the object changed since) |"
+    )
+
+
 def test_a_refusal_wins_over_waiting() -> None:
     output = check_output(comparison(ApprovalStatus((new("a"),)), Verdict.REFUSED))
     assert output.conclusion is Conclusion.FAILURE and output.actions == (RECHECK_ACTION,)

@@ -171,3 +171,28 @@ def test_all_problems_reported_together() -> None:
     doc = b"version: 1\ntargets:\n  - {name: Bad, path: ../x, nope: 1}\n"
     kinds = sorted(i.kind for i in parse_config(doc).issues)
     assert kinds == ["invalid-path", "invalid-target-name", "unknown-key"]
+
+
+def test_approvers_are_users_and_teams_or_codeowners() -> None:
+    def approvers(value: str) -> object:
+        document = f"version: 1\ntargets:\n  - {{name: prod, path: p, approvers: {value}}}\n"
+        result = parse_config(document.encode())
+        if result.config is None:
+            return [issue.message for issue in result.issues]
+        return result.config.targets[0].approvers
+
+    assert approvers("codeowners") == "codeowners"
+    assert approvers("[alice, '@org/platform', group/sub/team, alice]") == [
+        "alice",
+        "org/platform",
+        "group/sub/team",
+    ]
+    assert approvers("everyone") == [
+        "targets[0].approvers: 'everyone' must be a list of users and teams (org/team), or "
+        "codeowners"
+    ]
+    bad = approvers("['bad name']")
+    assert isinstance(bad, list) and "each must be a user or a team" in bad[0]
+    assert "bad name" in bad[0]
+    empty = approvers("[]")
+    assert isinstance(empty, list) and "must name 1 to 100 users or teams" in empty[0]

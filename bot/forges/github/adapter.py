@@ -53,6 +53,7 @@ from bot.forges.github import deliveries as github_deliveries
 from bot.forges.github import pulls as github_pulls
 from bot.forges.github import reconcile as github_reconcile
 from bot.forges.github import reviews as github_reviews
+from bot.forges.github import teams as github_teams
 from bot.forges.github.app_calls import AppCalls
 from bot.forges.github.auth import InstallationTokens, load_private_key
 from bot.forges.github.http import POLICY, GitHubHTTP
@@ -286,6 +287,10 @@ class GitHubForge:
             raise PermanentForgeError(f"GitHub GET {path}: the response is not an object")
         role = ROLES.get(str(body.get("role_name")))
         return role if role is not None else ROLES.get(str(body.get("permission")), Permission.NONE)
+
+    def team_member(self, repo: RepoRef, team: str, login: str) -> bool:
+        """:class:`bot.forges.base.TeamMembership`, with the repository's installation."""
+        return self._call(repo, lambda send: github_teams.team_member(send, team, login))
 
     def get_pull_request(self, repo: RepoRef, number: int) -> PullRequestRef:
         base = repo_path(repo, "")

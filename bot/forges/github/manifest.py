@@ -34,6 +34,7 @@ PERMISSIONS: dict[str, str] = {
     "checks": "write",
     "contents": "write",
     "issues": "write",
+    "members": "read",
     "merge_queues": "read",
     "metadata": "read",
     "pull_requests": "write",

@@ -52,6 +52,7 @@ from tests.fakeforge.github.model import _now as _now
 from tests.fakeforge.github.pulls import PullsMixin
 from tests.fakeforge.github.repos import ROLES, ReposMixin
 from tests.fakeforge.github.reviews import ReviewsMixin
+from tests.fakeforge.github.teams import TeamsMixin
 
 __all__ = [
     "DEFAULT_INSTALLATION_PERMISSIONS",
@@ -80,6 +81,7 @@ class FakeGitHub(
     ReviewsMixin,
     ChecksMixin,
     HooksMixin,
+    TeamsMixin,
     FaultsMixin,
 ):
     """GitHub's REST API (and git over HTTP) on loopback, for one test.

@@ -295,4 +295,6 @@ def required_permission(op: Operation) -> tuple[tuple[str, ...], str] | None:
         return ("contents",), level
     if "/statuses/" in t:
         return ("statuses",), level
+    if t.startswith("/orgs/{org}/teams/"):
+        return ("members",), level
     return ("metadata",), "read"

@@ -78,6 +78,8 @@ class GitHubCore(DescribedForge[Call]):
         self._request_ids = itertools.count(1)
 
         self._installations: dict[int, Installation] = {}
+        # (org, team slug) -> login -> membership state (active, pending); lowercased
+        self._team_members: dict[tuple[str, str], dict[str, str]] = {}
         self._repos: dict[str, Repo] = {}
         self._tokens: dict[str, Token] = {}
         self._token_order: list[str] = []

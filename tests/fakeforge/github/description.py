@@ -187,6 +187,44 @@ HOOK_DELIVERY_ITEM: dict[str, Any] = {
         "repository_id",
     ],
 }
+_PATH_PARAM = {"in": "path", "required": True, "schema": {"type": "string"}}
+SUPPLEMENT["/orgs/{org}/teams/{team_slug}/memberships/{username}"] = {
+    "get": {
+        "summary": "Get team membership for a user",
+        "tags": ["teams"],
+        "operationId": "teams/get-membership-for-user-in-org",
+        "externalDocs": {
+            "description": "API method documentation",
+            "url": "https://docs.github.com/rest/teams/members#get-team-membership-for-a-user",
+        },
+        "parameters": [{"name": name, **_PATH_PARAM} for name in ("org", "team_slug", "username")],
+        "responses": {
+            "200": {
+                "description": "Response",
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "object",
+                            "required": ["url", "role", "state"],
+                            "properties": {
+                                "url": {"type": "string"},
+                                "role": {"type": "string", "enum": ["member", "maintainer"]},
+                                "state": {"type": "string", "enum": ["active", "pending"]},
+                            },
+                        }
+                    }
+                },
+            },
+            "404": {"$ref": "#/components/responses/not_found"},
+        },
+        "x-github": {
+            "githubCloudOnly": False,
+            "enabledForGitHubApps": True,
+            "category": "teams",
+            "subcategory": "members",
+        },
+    }
+}
 _APP_WEBHOOKS = {"githubCloudOnly": False, "enabledForGitHubApps": False, "category": "apps"}
 SUPPLEMENT.update(
     {

@@ -19,6 +19,7 @@ DEFAULT_INSTALLATION_PERMISSIONS = {
     "checks": "write",
     "contents": "write",
     "issues": "write",
+    "members": "read",
     "merge_queues": "read",
     "metadata": "read",
     "pull_requests": "write",

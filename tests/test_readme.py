@@ -84,4 +84,3 @@ def test_install_works_from_a_clone_and_names_the_release_tag() -> None:
     assert "pip install -e ." in install and "make install" in install
     assert f"The version is `{__version__}`" in install
     assert f"A release will be the tag `v{__version__}`" in install  # the tag, as what it will be
-

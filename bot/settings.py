@@ -97,6 +97,9 @@ class Settings(BaseSettings):
     redis_timeout_seconds: float = 0.5
     # "user:password": basic auth on the status page and /metrics (not probes or webhooks).
     status_auth: str | None = Field(default=None, repr=False)
+    # The status page's overview and repository pages reload every this many seconds (a meta
+    # refresh, no script); 0 never. A viewer turns it off with ?refresh=0.
+    status_refresh: int = Field(default=30, ge=0, le=3600)
     spool_max_files: int = 10_000
     queue_name: str = "ichor"
     # Jobs and workers (see the README): a check job is stopped after job_timeout seconds; a

@@ -68,6 +68,8 @@ PURE = (
     "bot.checks.request",
     "bot.state.base",
     "bot.state.records",  # audit records as JSON
+    "bot.state.check_facts",  # a check's facts as values, read back from JSON
+    "bot.checks.facts",
     "bot.changes.branch",
     "bot.changes.pr_body",
     "bot.changes.marker",

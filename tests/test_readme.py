@@ -76,8 +76,11 @@ def test_names_the_kubernetes_version_of_the_builtin_types() -> None:
         assert str(count) in GATE
 
 
-def test_install_pins_a_version() -> None:
-    version = re.search(r'^version = "(.+)"$', (ROOT / "pyproject.toml").read_text(), re.M)
-    assert version is not None
-    assert f"@v{version.group(1)}" in README
-    assert "git clone" in README and "make install" in README
+def test_install_works_from_a_clone_and_names_the_release_tag() -> None:
+    from bot import __version__
+
+    install = README.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    assert "git clone" in install and "pip install .\n" in install.replace("  ", "\n")
+    assert "pip install -e ." in install and "make install" in install
+    assert f"The version is `{__version__}`" in install
+    assert f"A release will be the tag `v{__version__}`" in install  # the tag, as what it will be

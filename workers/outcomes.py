@@ -21,6 +21,7 @@ from bot.errors import ForgeStatusError, IchorError, PermanentForgeError, Transi
 from bot.forges.base import CheckOutput
 from bot.queueing.base import JobEndedError, job_id_of
 from bot.repos import RepoRef
+from bot.state.check_facts import CheckFacts, JobRun
 from bot.state.outcomes import JobOutcome, Result, Unposted
 from workers.context import WorkerContext
 
@@ -37,8 +38,9 @@ class PostWatch:
     """A job's view of the check history: each posted check goes on to the status page's
     history, and the job learns that its result reached the forge, also when it then raised."""
 
-    def __init__(self, history: CheckHistory) -> None:
+    def __init__(self, history: CheckHistory, run: JobRun | None = None) -> None:
         self.history = history
+        self.run = run
         self.posted: CheckOutput | None = None
 
     def record(
@@ -49,9 +51,14 @@ class PostWatch:
         delivery_id: str,
         head_sha: str,
         output: CheckOutput,
+        *,
+        facts: CheckFacts | None = None,
+        run: JobRun | None = None,
     ) -> None:
         self.posted = output
-        self.history.record(forge, repo, number, delivery_id, head_sha, output)
+        self.history.record(
+            forge, repo, number, delivery_id, head_sha, output, facts=facts, run=run or self.run
+        )
 
 
 def unposted_kind(exc: BaseException) -> Unposted:
@@ -119,8 +126,9 @@ def run_watched(
     """Run ``job`` and keep how it ended, under ``job_id`` (the delivery's own job by default);
     a job that ended for good without posting its result raises :class:`NotPostedError` (the
     queue then marks it failed)."""
-    watch = PostWatch(context.history)
     job_id = job_id or job_id_of(forge, delivery_id)
+    # The check it posts is filed under the delivery's forge, with when the job started.
+    watch = PostWatch(context.history, JobRun(forge, job_id, context.clock()))
 
     def outcome(result: Result, detail: str = "", kind: str = "", final: bool = True) -> None:
         ended = JobOutcome(time.time(), job_id, forge, result, detail, kind, final, repository)

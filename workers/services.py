@@ -78,5 +78,6 @@ def pull_of_rerun(adapter: Adapter, forge: str, request: CheckRequest) -> CheckR
                 external_id=request.external_id,
                 pull_head_ref=adapter.forge.pull_head_ref,
                 author=pull.author,
+                branch=pull.head_ref,
             )
     return request

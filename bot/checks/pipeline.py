@@ -20,6 +20,7 @@ from typing import Protocol
 
 from bot.checks.approvals import StrictObjects, remember_shown, strict_objects, with_approvals
 from bot.checks.compare import CheckComparison, compare_reports, touched_targets
+from bot.checks.facts import check_facts
 from bot.checks.findings import TouchedLines
 from bot.checks.group_approvals import with_group_approvals
 from bot.checks.output import error_output
@@ -49,6 +50,7 @@ from bot.state.base import (
     ShownChecks,
     group_ended,
 )
+from bot.state.check_facts import CheckFacts, JobRun
 
 log = logging.getLogger("ichor.check")
 
@@ -65,6 +67,9 @@ class CheckHistory(Protocol):
         delivery_id: str,
         head_sha: str,
         output: CheckOutput,
+        *,
+        facts: CheckFacts | None = None,
+        run: JobRun | None = None,
     ) -> None: ...
 
 
@@ -202,7 +207,7 @@ def run_check(request: CheckRequest, services: CheckServices) -> CheckResult:
             services.details_url,
         )
         output = publish(forge, publication, comparison, touched_lines, services.memory)
-        _keep(services.history, forge, request, output)
+        _keep(services.history, forge, request, output, check_facts(request, comparison))
         remember_shown(services.shown, services.wall_clock(), request, comparison)
     except Exception as exc:
         reason = _reason(exc)
@@ -303,12 +308,23 @@ def report_failure(
 
 
 def _keep(
-    history: CheckHistory | None, forge: ForgeAdapter, request: CheckRequest, output: CheckOutput
+    history: CheckHistory | None,
+    forge: ForgeAdapter,
+    request: CheckRequest,
+    output: CheckOutput,
+    facts: CheckFacts | None = None,
 ) -> None:
-    """What was posted, for the status page."""
+    """What was posted, for the status page; ``facts`` when the check ran (a failure has
+    none but its branch)."""
     if history is not None:
         history.record(
-            forge.name, request.repo, request.number, request.external_id, request.head_sha, output
+            forge.name,
+            request.repo,
+            request.number,
+            request.external_id,
+            request.head_sha,
+            output,
+            facts=facts or CheckFacts(branch=request.branch),
         )
 
 

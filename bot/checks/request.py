@@ -73,6 +73,9 @@ class CheckRequest:
     author: str | None = None
     # A merge group's check: nothing is posted once the group is destroyed (design.md 4).
     group: QueuedGroup | None = None
+    # The branch checked (a pull request's head branch, the branch pushed), for the status
+    # page's verdict per branch; None when the event does not say.
+    branch: str | None = None
 
     @property
     def base_sha(self) -> str | None:
@@ -95,6 +98,7 @@ def pull_request(
     external_id: str,
     pull_head_ref: PullHeadRef,
     author: str | None = None,
+    branch: str | None = None,
 ) -> CheckRequest:
     """A pull request's check: its head ref and base branch fetched, newest head wins."""
     refs: tuple[str, ...] = (pull_head_ref(number),)
@@ -109,6 +113,7 @@ def pull_request(
         pull=pull_key(forge, repo.full_name, number),
         number=number,
         author=author,
+        branch=branch,
     )
 
 
@@ -128,6 +133,7 @@ def request_for(
             # GitLab's hook names the user who triggered it, not the merge request's author;
             # unknown is safer than wrong (the /approve command looks the author up itself).
             author=None if event.repo.forge == "gitlab" else event.author or None,
+            branch=event.head_ref or None,
         )
     if isinstance(event, PushEvent):
         return _push_request(event, delivery_id)
@@ -174,6 +180,7 @@ def _group_request(event: MergeGroupEvent, forge: str, delivery_id: str) -> Chec
         group=QueuedGroup(
             merge_group_key(forge, event.repo.full_name, event.head_sha), event.pulls, forge
         ),
+        branch=_branch(event.head_ref),
     )
 
 
@@ -192,6 +199,13 @@ def _push_request(event: PushEvent, delivery_id: str) -> CheckRequest | None:
             MergeBase(None, default),
             (event.ref, f"refs/heads/{default}"),
             delivery_id,
+            branch=_branch(event.ref),
         )
     base = None if event.created or is_zero_sha(event.before) else event.before
-    return CheckRequest(repo, event.after, Commit(base), (event.ref,), delivery_id)
+    return CheckRequest(
+        repo, event.after, Commit(base), (event.ref,), delivery_id, branch=_branch(event.ref)
+    )
+
+
+def _branch(ref: str) -> str:
+    return ref.removeprefix("refs/heads/")

@@ -27,6 +27,7 @@ import redis
 from bot.forges.base import CheckOutput
 from bot.repos import RepoRef
 from bot.state import keys
+from bot.state.check_facts import CheckFacts, JobRun
 
 log = logging.getLogger("ichor.history")
 
@@ -88,8 +89,8 @@ class IssueLine:
 class CheckEntry:
     """A posted check: the verdict and what the forge was sent (summary and issues)."""
 
-    at: float
-    forge: str  # where it was posted: github, gitlab, gitea, local
+    at: float  # when it was posted
+    forge: str  # the forge its delivery came from: github, gitlab, gitea, local
     repository: str
     number: int | None  # the pull request, or None for a push
     head_sha: str
@@ -100,6 +101,12 @@ class CheckEntry:
     issue_count: int = 0  # all annotations, also those past ISSUE_LIMIT
     delivery_id: str = ""
     web_url: str | None = None  # the repository's page on its forge, when it has one
+    # The adapter that received it, when not the delivery's forge (``make run`` checks a
+    # GitHub delivery on the local forge); "" for the same.
+    posted_to: str = ""
+    job_id: str = ""
+    started_at: float | None = None  # when its job started (queued: the delivery's answer)
+    facts: CheckFacts | None = None  # the check as values; None for a check that could not run
 
     @property
     def key(self) -> str:
@@ -130,6 +137,8 @@ class CheckEntry:
             for i in list(data.get("issues") or [])[:ISSUE_LIMIT]
         )
         web = data.get("web_url")
+        started = data.get("started_at")
+        facts = data.get("facts")
         return cls(
             float(data["at"]),
             clip_text(data["forge"]),
@@ -143,6 +152,10 @@ class CheckEntry:
             int(data.get("issue_count", len(issues))),
             clip_text(data.get("delivery_id", "")),
             None if web is None else clip_text(web),
+            clip_text(data.get("posted_to", ""), 40),
+            clip_text(data.get("job_id", ""), 200),
+            None if started is None else float(started),
+            None if facts is None else CheckFacts.from_dict(facts),
         )
 
 
@@ -366,7 +379,12 @@ class CheckRecorder:
         delivery_id: str,
         head_sha: str,
         output: CheckOutput,
+        *,
+        facts: CheckFacts | None = None,
+        run: JobRun | None = None,
     ) -> None:
+        """``forge`` is the adapter's name; ``run``, when known, names the delivery's forge,
+        which the entry is filed under (the page shows where it was posted beside it)."""
         try:
             issues = tuple(
                 IssueLine(
@@ -378,9 +396,10 @@ class CheckRecorder:
                 )
                 for a in output.annotations[:ISSUE_LIMIT]
             )
+            delivered = forge if run is None else run.forge
             entry = CheckEntry(
                 self.clock(),
-                forge,
+                delivered,
                 repo.full_name,
                 number,
                 head_sha,
@@ -391,6 +410,10 @@ class CheckRecorder:
                 len(output.annotations),
                 delivery_id,
                 web_url(repo, forge),
+                "" if forge == delivered else forge,
+                "" if run is None else run.job_id,
+                None if run is None else run.started_at,
+                facts,
             )
             self.store.add_check(entry)
         except Exception as exc:  # the verdict is posted; the page missing it is the lesser harm

@@ -282,6 +282,7 @@ def create_app(
             forge_urls=forge_urls(settings),
             outcomes=Outcomes(outcomes, forges),
             upkeep=upkeep,
+            refresh=settings.status_refresh,
         ),
         *setup_routes(settings),  # empty unless ICHOR_SETUP_ENABLED
         *changes.routes(),  # the change API: bearer tokens of its own, never basic auth

@@ -1,5 +1,8 @@
 """The small markdown subset the bot's own summaries use, rendered to safe HTML for the status
-page: tables, headings, lists, paragraphs, ``**bold**``, code spans and ``<code>`` elements.
+page: tables, headings, lists, paragraphs, ``**bold**``, ``*emphasis*``, code spans and ``<code>``
+elements. The emoji the summaries put beside a word (✅ accepted, ❌ refused) are shown as the
+text symbols most fonts have (✓, ✗, ⚠), marked as decoration (``aria-hidden``): the word beside
+says it, and a machine without an emoji font shows no empty box.
 
 Pure and linear in the input. Nothing in the input becomes markup except by these rules:
 every piece of text is unescaped once (the summaries carry names as character references)
@@ -18,6 +21,11 @@ _SEPARATOR = re.compile(r"\|(?: *:?-+:? *\|)+")
 _HEADING = re.compile(r"(#{1,6}) +(.*)")
 _ITEM = re.compile(r"( *)[-*] +(.*)")
 _BOLD = re.compile(r"\*\*([^*]+)\*\*")
+# One asterisk on each side, hugging the text (``*(already on base)*``); a lone ``*`` in a
+# glob or a sentence stays as it is.
+_EMPHASIS = re.compile(r"(?<![*\w])\*(?=[^\s*])([^*]*?[^\s*])\*(?![*\w])")
+_GLYPHS = {"✅": "✓", "❌": "✗", "⚠️": "⚠", "⚠": "⚠", "➖": "–", "✋": "⚑"}
+_GLYPH = re.compile("|".join(sorted(_GLYPHS, key=len, reverse=True)))
 _CODE_OPEN, _CODE_CLOSE = "<code>", "</code>"
 
 
@@ -59,6 +67,10 @@ def inline(line: str) -> str:
         at = after
     out.append(_text(line[at:]))
     bold = _BOLD.sub(r"<strong>\1</strong>", "".join(out))
+    bold = _EMPHASIS.sub(r"<em>\1</em>", bold)
+    bold = _GLYPH.sub(
+        lambda m: f'<span class="glyph" aria-hidden="true">{_GLYPHS[m.group(0)]}</span>', bold
+    )
     pieces = bold.split(_HOLE)
     return pieces[0] + "".join(code + rest for code, rest in zip(codes, pieces[1:], strict=True))
 

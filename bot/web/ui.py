@@ -15,7 +15,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
-from urllib.parse import quote
 
 import jinja2
 from starlette.requests import Request
@@ -25,14 +24,24 @@ from starlette.routing import BaseRoute, Route
 from bot.queueing.base import DeliveryQueue
 from bot.state.audit import escape_text
 from bot.state.base import AuditLog, AuditRecord
-from bot.state.history import CheckEntry, DeliveryEntry, HistoryStore
+from bot.state.history import CHECK_CAP, DELIVERY_CAP, CheckEntry, DeliveryEntry, HistoryStore
 from bot.state.outcomes import JobOutcome, OutcomeStore
 from bot.state.rates import RateBudget, RateStore
 from bot.state.sweeps import RepoReconciled, SweepRun, SweepStore
-from bot.web import markdown
-from bot.web.command_rows import OVERVIEW_COMMANDS, PAGE_COMMANDS, PULL_PATH, command_rows
+from bot.web import links, markdown
+from bot.web.check_view import TARGET_VERDICTS, CheckView, check_view, forge_of_pages, verdict
+from bot.web.command_rows import OVERVIEW_COMMANDS, PAGE_COMMANDS, command_rows
 from bot.web.delivery_log import DeliveryLog
 from bot.web.offloop import OffLoop
+from bot.web.repo_view import (
+    CONCLUSIONS,
+    FORGES,
+    Filters,
+    change_pulls,
+    page_query,
+    repository_query,
+    repository_view,
+)
 
 log = logging.getLogger("ichor.web")
 
@@ -51,10 +60,8 @@ _RECENT_OUTCOMES = 50  # the jobs whose unposted results the page sums up at the
 _SHOWN_DELIVERIES = 50
 _SHOWN_CHECKS = 50
 _SHOWN_REPOSITORIES = 50
-_SHA = re.compile(r"[0-9a-f]{7,64}")
 _CHECK_ID = re.compile(r"[0-9a-f]{24}")
-# Where a forge shows a commit, below the repository's page (a pull request: PULL_PATH).
-_COMMIT_PATH = {"github": "commit", "gitlab": "-/commit", "gitea": "commit"}
+_SHOWN_CHANGE_PULLS = 10
 
 
 def _environment() -> jinja2.Environment:
@@ -66,28 +73,18 @@ def _environment() -> jinja2.Environment:
     env.filters["utc"] = lambda at: time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(at))
     env.filters["short"] = lambda sha: sha[:12]
     env.filters["visible"] = escape_text  # control characters and bidi overrides as escapes
+    env.filters["repository_query"] = repository_query
+    env.globals["verdict"] = verdict
+    env.globals["target_glyph"] = lambda word: TARGET_VERDICTS.get(word, "")
     return env
 
 
 def pull_url(entry: CheckEntry) -> str | None:
-    base = _repository_url(entry)
-    if base is None or entry.number is None or entry.forge not in PULL_PATH:
-        return None
-    return f"{base}/{PULL_PATH[entry.forge]}/{entry.number}"
+    return links.pull_url(forge_of_pages(entry), entry.web_url, entry.number)
 
 
 def commit_url(entry: CheckEntry) -> str | None:
-    base = _repository_url(entry)
-    if base is None or entry.forge not in _COMMIT_PATH or not _SHA.fullmatch(entry.head_sha):
-        return None
-    return f"{base}/{_COMMIT_PATH[entry.forge]}/{entry.head_sha}"
-
-
-def _repository_url(entry: CheckEntry) -> str | None:
-    url = entry.web_url
-    if not url or not url.startswith(("https://", "http://")):
-        return None  # never javascript:, data: or a relative link from stored data
-    return quote(url.rstrip("/"), safe=":/@%-._~")
+    return links.commit_url(forge_of_pages(entry), entry.web_url, entry.head_sha)
 
 
 @dataclass
@@ -101,7 +98,7 @@ class Snapshot:
     outcomes: dict[str, JobOutcome] = field(default_factory=dict)  # by job id
     unposted: list[str] = field(default_factory=list)  # recent jobs' results not posted
     forges: list[str] = field(default_factory=list)  # half-configured forges
-    commands: list[AuditRecord] = field(default_factory=list)
+    commands: list[AuditRecord] = field(default_factory=list)  # newest first, up to 200
     rates: list[tuple[RateBudget, bool]] = field(default_factory=list)  # (budget, low now)
     sweeps: list[SweepRun] = field(default_factory=list)
     reconciled: list[RepoReconciled] = field(default_factory=list)
@@ -159,8 +156,9 @@ def _read(
     """Blocking reads for the overview (run on a thread): each part may fail on its own."""
     found = Snapshot()
     try:
-        found.deliveries = store.deliveries(_SHOWN_DELIVERIES)
-        found.checks = store.checks(_SHOWN_CHECKS)
+        # All that is kept: the filters choose among them, the durations need the deliveries.
+        found.deliveries = store.deliveries(DELIVERY_CAP)
+        found.checks = store.checks(CHECK_CAP)
     except Exception as exc:
         found.problems.append(f"history unavailable: {type(exc).__name__}")
     try:
@@ -179,7 +177,7 @@ def _read(
     except Exception as exc:
         found.problems.append(f"job outcomes unavailable: {type(exc).__name__}")
     try:
-        found.commands = audit.recent(limit=OVERVIEW_COMMANDS)
+        found.commands = audit.recent(limit=PAGE_COMMANDS)
     except Exception as exc:
         found.problems.append(f"audit records unavailable: {type(exc).__name__}")
     try:
@@ -203,9 +201,12 @@ def ui_routes(
     forge_urls: Mapping[str, str],
     outcomes: Outcomes,
     upkeep: Upkeep,
+    refresh: int = 0,
 ) -> list[BaseRoute]:
-    """The page's routes: ``/``, ``/checks/<id>``, ``/commands``, ``/static/<file>`` (and an
-    empty icon). ``forge_urls`` are the forges' web bases, for links to pull requests."""
+    """The page's routes: ``/``, ``/repository``, ``/checks/<id>``, ``/commands``,
+    ``/static/<file>`` (and an empty icon). ``forge_urls`` are the forges' web bases, for
+    links to pull requests; ``refresh``: seconds between reloads of the overview and the
+    repository pages (0: never; ``?refresh=0`` turns it off for one view)."""
     env = _environment()
     static = {
         name: (resources.files("bot.web").joinpath("static", name).read_bytes(), media_type)
@@ -221,22 +222,82 @@ def ui_routes(
         html = env.get_template(template).render(queue_kind=queue_kind, **context)
         return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
 
+    def reloading(request: Request, path: str) -> dict[str, Any]:
+        """The light auto-refresh: a ``<meta http-equiv="refresh">`` (no script), and the link
+        that turns it off or back on, keeping the page's filters."""
+        params = dict(request.query_params)
+        on = refresh > 0 and params.get("refresh") != "0"
+        toggle = path + page_query(params, refresh="0" if on else None)
+        return {
+            "refresh": refresh if on else 0,
+            "refresh_toggle": toggle,
+            "can_refresh": refresh > 0,
+        }
+
     async def overview(request: Request) -> Response:
         await deliveries.flush(wait=False)  # what was just answered shows at once
         slow = Snapshot(problems=["history and queue did not answer in time"])
         found: Snapshot = await off_loop(lambda: _read(store, queue, audit, outcomes, upkeep), slow)
         states = {s: found.states.get(s, 0) for s in JOB_STATES}
-        checks = [(c, pull_url(c), commit_url(c)) for c in found.checks]
-        commands = command_rows(found.commands, forge_urls)
+        filters = Filters.from_query(request.query_params)
+        checks = [check_view(c, found.deliveries) for c in found.checks if filters.check(c)]
+        shown_deliveries = [d for d in found.deliveries if filters.delivery(d)]
+        commands = command_rows(found.commands[:OVERVIEW_COMMANDS], forge_urls)
         return page(
             "index.html",
             found=found,
             states=states,
-            checks=checks,
+            checks=checks[:_SHOWN_CHECKS],
+            checks_matched=len(checks),
+            deliveries=shown_deliveries[:_SHOWN_DELIVERIES],
+            filters=filters,
+            forges=FORGES,
+            conclusions=CONCLUSIONS,
+            repositories=sorted({c.repository for c in found.checks}),
             commands=commands,
             commands_shown=OVERVIEW_COMMANDS,
+            change_pulls=change_pulls(found.commands, forge_urls)[:_SHOWN_CHANGE_PULLS],
             reserve=f"{upkeep.reserve:.0%}",
             interval=upkeep.interval,
+            **reloading(request, "/"),
+        )
+
+    async def repository_page(request: Request) -> Response:
+        await deliveries.flush(wait=False)
+        filters = Filters.from_query(request.query_params)
+        if filters.forge is None or filters.repo is None:
+            return page("missing.html", status=404, what="repository")
+        forge, repo = filters.forge, filters.repo
+
+        def read() -> tuple[list[CheckEntry], list[DeliveryEntry], list[AuditRecord], list[str]]:
+            problems: list[str] = []
+            checks: list[CheckEntry] = []
+            kept: list[DeliveryEntry] = []
+            records: list[AuditRecord] = []
+            try:
+                checks, kept = store.checks(CHECK_CAP), store.deliveries(DELIVERY_CAP)
+            except Exception as exc:
+                problems.append(f"history unavailable: {type(exc).__name__}")
+            try:
+                records = audit.recent(repo=repo, limit=PAGE_COMMANDS)
+            except Exception as exc:
+                problems.append(f"audit records unavailable: {type(exc).__name__}")
+            return checks, kept, records, problems
+
+        slow: tuple[list[CheckEntry], list[DeliveryEntry], list[AuditRecord], list[str]] = (
+            [],
+            [],
+            [],
+            ["history did not answer in time"],
+        )
+        checks, kept, records, problems = await off_loop(read, slow)
+        view = repository_view(forge, repo, checks, kept, records, forge_urls)
+        return page(
+            "repository.html",
+            view=view,
+            problems=problems,
+            commands_query=repository_query(forge, repo),
+            **reloading(request, "/repository"),
         )
 
     async def commands_page(request: Request) -> Response:
@@ -264,12 +325,13 @@ def ui_routes(
         if _CHECK_ID.fullmatch(check_id):
             entry = await off_loop(lambda: store.check(check_id), None)
         if entry is None:
-            return page("missing.html", status=404)
+            return page("missing.html", status=404, what="check")
+        kept: list[DeliveryEntry] = await off_loop(lambda: store.deliveries(DELIVERY_CAP), [])
+        view: CheckView = check_view(entry, kept, findings=True)
         return page(
             "check.html",
             check=entry,
-            pull=pull_url(entry),
-            commit=commit_url(entry),
+            view=view,
             summary=markdown.render(entry.summary),
         )
 
@@ -283,6 +345,7 @@ def ui_routes(
 
     return [
         Route("/", overview),
+        Route("/repository", repository_page),
         Route("/checks/{check_id}", check_page),
         Route("/commands", commands_page),
         Route("/static/{name}", static_file),

@@ -106,10 +106,15 @@ async def _browser_call(ws: Any, call_id: int, method: str, **params: Any) -> di
 
 
 async def load(
-    url: str, user_data: Path, expressions: dict[str, str] | None = None, settle: float = 0.5
+    url: str,
+    user_data: Path,
+    expressions: dict[str, str] | None = None,
+    settle: float = 0.5,
+    viewport: tuple[int, int] | None = None,
 ) -> PageLog:
-    """Load ``url`` in a fresh tab, let late messages arrive for ``settle`` seconds, evaluate
-    ``expressions`` (name → JavaScript, run by DevTools, not by the page) and return the log."""
+    """Load ``url`` in a fresh tab (of ``viewport`` CSS pixels, when given), let late messages
+    arrive for ``settle`` seconds, evaluate ``expressions`` (name → JavaScript, run by
+    DevTools, not by the page) and return the log."""
     async with browser(user_data) as ws:
         target = await _browser_call(ws, 1, "Target.createTarget", url="about:blank")
         attached = await _browser_call(
@@ -118,6 +123,15 @@ async def load(
         page = Session(ws, attached["sessionId"])
         for domain in ("Runtime", "Log", "Page"):
             await page.call(f"{domain}.enable")
+        if viewport is not None:
+            width, height = viewport
+            await page.call(
+                "Emulation.setDeviceMetricsOverride",
+                width=width,
+                height=height,
+                deviceScaleFactor=1,
+                mobile=False,
+            )
         await page.call("Page.navigate", url=url)
         await page.wait("Page.loadEventFired")
         with contextlib.suppress(TimeoutError):
@@ -131,6 +145,10 @@ async def load(
 
 
 def load_page(
-    url: str, user_data: Path, expressions: dict[str, str] | None = None, settle: float = 0.5
+    url: str,
+    user_data: Path,
+    expressions: dict[str, str] | None = None,
+    settle: float = 0.5,
+    viewport: tuple[int, int] | None = None,
 ) -> PageLog:
-    return asyncio.run(load(url, user_data, expressions, settle))
+    return asyncio.run(load(url, user_data, expressions, settle, viewport))

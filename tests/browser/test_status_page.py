@@ -39,11 +39,13 @@ class _Dom(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.tags: list[str] = []
         self.attributes: list[str] = []
+        self.hrefs: list[str] = []
         self.text: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append(tag)
         self.attributes += [name for name, _ in attrs]
+        self.hrefs += [value or "" for name, value in attrs if name == "href"]
 
     def handle_data(self, data: str) -> None:
         self.text.append(data)
@@ -74,18 +76,24 @@ def test_demo_check_page_shows_the_refused_target_and_the_issue(
     dom = _dom(dump_dom(_check_url(server, DEMO_PULL_REPO), tmp_path / "chrome"))
     text = " ".join(" ".join(dom.text).split())
     assert "demo/gitops #1" in text
-    assert "failure 1 target refused · 1 new issue" in text
+    assert "✗ failure 1 target refused · 1 new issue" in text
+    # The delivery was GitHub's; the result went to the local forge (make run): both, truly.
+    assert "delivered by github posted to local" in text
+    assert "branch add-cache" in text and "job github-demo-1" in text
+    assert "prod clusters/prod ✗ refused ✓ accepted 1 0" in text  # the targets, as values
     assert "Target Path At head At base New issues On base" in text  # the summary's table
-    assert "prod clusters/prod ❌ refused ✅ accepted 1 0" in text
     assert "| prod | <code>clusters/prod</code> | ❌ refused |" in text  # and as posted
-    assert "clusters/prod/v1/secrets/web/cache-password.yaml 1 failure plaintext-secret" in text
+    assert "New issues (1)" in text
+    assert "clusters/prod/v1/secrets/web/cache-password.yaml:1 prod error plaintext-secret" in text
     assert "Secret 'cache-password' is sensitive and stored in plain text" in text
+    assert "already on base" not in text  # the demo's base has none: nothing collapsed
 
 
 def test_overview_lists_verdicts_refusals_and_jobs(server: Server, tmp_path: Path) -> None:
     dom = _dom(dump_dom(server.url + "/", tmp_path / "chrome"))
     text = " ".join(" ".join(dom.text).split())
-    assert "local demo/gitops #1" in text and "failure 1 target refused · 1 new issue" in text
+    assert "github posted to local demo/gitops #1 add-cache" in text
+    assert "failure 1 target refused · 1 new issue" in text
     assert "401 unauthorized X-Hub-Signature-256: signature does not match" in text
     assert "400 bad-request body is not JSON" in text
     assert "2 finished" in text and "0 failed" in text
@@ -110,8 +118,9 @@ def test_hostile_names_render_as_text(server: Server, tmp_path: Path) -> None:
             assert HOSTILE_NAME in text
     seeded = _dom(dump_dom(urls[2], tmp_path / "chrome-3"))
     assert "<script>alert(5)</script> | **summary**" in "".join(seeded.text)
-    links = [a for a in seeded.attributes if a == "href"]
-    assert len(links) == 4  # stylesheet, icon, home and back: none from the stored URL
+    # Only the page's own links (stylesheet, icon, home, back, the repository's page): none
+    # from the stored javascript: URL.
+    assert seeded.hrefs and all(h.startswith("/") for h in seeded.hrefs), seeded.hrefs
 
 
 @pytest.mark.parametrize("page", ["/", "demo", "hostile"])
@@ -147,7 +156,7 @@ def test_history_survives_a_restart(server: Server, tmp_path: Path) -> None:
     stop(server)
     start(server, tmp_path / "serve.log")
     text = " ".join(" ".join(_dom(dump_dom(server.url + "/", tmp_path / "chrome")).text).split())
-    assert "local demo/gitops #1" in text and "failure 1 target refused" in text
+    assert "github posted to local demo/gitops #1" in text and "failure 1 target refused" in text
     assert "401 unauthorized" in text and "demo-1 202 queued" in text
 
 

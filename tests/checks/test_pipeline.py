@@ -15,6 +15,7 @@ from bot.queueing.base import pull_key
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 from bot.state.base import StateStore
+from bot.state.history import FileHistory
 from bot.state.memory import memory_state
 from bot.state.rates import RateBudget
 from bot.webhooks import ChangeRequestEvent, PushEvent, event_to_dict
@@ -116,6 +117,34 @@ def test_issue_already_on_base_is_marked_existing(tmp_path: Path, repo: WorkRepo
     record = check_file(tmp_path, head)
     assert record["annotations"] == []
     assert "notes.txt" in record["summary"]
+
+
+def test_the_status_page_keeps_the_checks_facts(tmp_path: Path, repo: WorkRepo) -> None:
+    """New issues first, those on base after them, each target's verdict, the branch, and the
+    job: what the status page's check and repository pages show (design.md 7)."""
+    base = base_commit(repo, {"clusters/prod/notes.txt": "old\n"})
+    head = repo.commit({"clusters/prod/v1/secrets/web/db.yaml": SECRET})
+    with configured(settings(tmp_path)):
+        handle_delivery("github", "d5", pull(head, base))
+    (entry,) = FileHistory(tmp_path / "data" / "history").checks()
+    assert (entry.forge, entry.posted_to, entry.job_id) == ("github", "local", "github-d5")
+    assert entry.started_at is not None and entry.started_at <= entry.at
+    facts = entry.facts
+    assert facts is not None and facts.branch == "feature"
+    assert [(f.path, f.code, f.new) for f in facts.findings] == [
+        ("clusters/prod/v1/secrets/web/db.yaml", "plaintext-secret", True),
+        ("clusters/prod/notes.txt", "foreign-file", False),
+    ]
+    assert facts.finding_count == 2 and facts.findings[0].line == 1
+    (prod,) = facts.targets
+    assert (prod.name, prod.verdict, prod.base_verdict, prod.new, prod.existing) == (
+        "prod",
+        "refused",
+        "refused",
+        1,
+        1,
+    )
+    assert prod.blocking and facts.waiting == ()
 
 
 def test_untouched_target_does_not_fail_the_change(tmp_path: Path, repo: WorkRepo) -> None:

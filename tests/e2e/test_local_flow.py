@@ -67,7 +67,9 @@ def test_demo_pull_request_is_checked_on_the_local_forge(tmp_path: Path) -> None
         while time.monotonic() < deadline and "1 target refused · 1 new issue" not in page:
             page = httpx.get(url).text
             time.sleep(0.1)
-        assert '<span class="verdict failure">failure</span> 1 target refused' in page
+        glyph = '<span class="glyph" aria-hidden="true">✗</span>'
+        assert f'<span class="verdict failure">{glyph} failure</span> 1 target refused' in page
+        assert "posted to local" in page  # a GitHub delivery, its result on the local forge
     finally:
         web.terminate()
         web.wait(timeout=10)

@@ -27,7 +27,8 @@ def _tags(html: str) -> set[str]:
 def test_the_bots_summary_reads_as_it_does_on_a_forge() -> None:
     html = str(render(SUMMARY))
     assert html.startswith("<table><thead><tr><th>Target</th>")
-    assert "<td><code>clusters/prod</code></td><td>❌ refused</td><td>1</td>" in html
+    glyph = '<span class="glyph" aria-hidden="true">✗</span>'
+    assert f"<td><code>clusters/prod</code></td><td>{glyph} refused</td><td>1</td>" in html
     assert "<p>Checked <code>e2991d6</code> against base <code>691588f</code>.</p>" in html
     assert "<h5>How to fix</h5>" in html
     assert "<ul><li><strong><code>plaintext-secret</code></strong> (1 new)" in html
@@ -38,7 +39,30 @@ def test_the_bots_summary_reads_as_it_does_on_a_forge() -> None:
         "ul",
         "li",
         "strong",
+        "span",  # the glyph, aria-hidden beside its word
     }
+
+
+def test_emphasis_as_the_summaries_write_it_and_no_stray_asterisk() -> None:
+    item = "- <code>a.txt</code>:3 — `foreign-file` — not YAML *(already on base)*"
+    html = str(render(item))
+    assert html == (
+        "<ul><li><code>a.txt</code>:3 — <code>foreign-file</code> — not YAML "
+        "<em>(already on base)</em></li></ul>"
+    )
+    assert "*" not in html
+    # A lone asterisk, a glob, a product and one inside a word or code stay as they are.
+    for text in ("pattern *.yaml and *.yml", "2 * 3 * 4", "a*b*c", "`*x*`"):
+        assert "<em>" not in str(render(text)), text
+    assert str(render("*<script>*")) == "<p><em>&lt;script&gt;</em></p>"
+
+
+def test_glyphs_are_text_symbols_and_decoration_beside_their_word() -> None:
+    html = str(render("| ✅ accepted | ⚠️ warning | ❌ refused |"))
+    assert '<span class="glyph" aria-hidden="true">✓</span> accepted' in html
+    assert '<span class="glyph" aria-hidden="true">⚠</span> warning' in html
+    assert '<span class="glyph" aria-hidden="true">✗</span> refused' in html
+    assert "✅" not in html and "️" not in html  # no emoji, no variation selector left
 
 
 def test_names_carried_as_references_show_as_text() -> None:

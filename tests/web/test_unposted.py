@@ -10,6 +10,7 @@ import httpx
 from bot.settings import Settings, forge_setups
 from bot.state.outcomes import FileOutcomes, JobOutcome, RedisOutcomes
 from bot.web.metrics import Metrics
+from bot.web.repo_view import FORGES, Filters
 from bot.web.ui import Snapshot, _environment, unposted_lines
 from tests.web.conftest import OwnRedis, Serve
 
@@ -97,6 +98,16 @@ def _jobs_rows(found: Snapshot) -> list[str]:
             commands_shown=20,
             reserve="20%",
             interval=300.0,
+            checks_matched=0,
+            deliveries=[],
+            filters=Filters(),
+            forges=FORGES,
+            conclusions=(),
+            repositories=[],
+            change_pulls=[],
+            refresh=0,
+            can_refresh=False,
+            refresh_toggle="/",
         )
     )
     part = html.split('<section id="jobs">', 1)[1].split("</section>", 1)[0]

@@ -22,6 +22,7 @@ from bot.queueing.base import delivery_job_id
 from bot.repos import ForgeKind, RepoRef
 from bot.settings import Settings
 from bot.state.base import GROUP_ENDED, merge_group_key
+from bot.state.check_facts import CheckFacts, JobRun
 from bot.state.history import CheckRecorder, FileHistory
 from bot.state.memory import memory_state
 from bot.state.outcomes import JobOutcome, OutcomeStore, Result, Unposted
@@ -311,6 +312,23 @@ def test_the_watch_passes_each_posted_check_on_to_the_history(tmp_path: Path) ->
     watch.record("github", REPO, 7, "d1", "a" * 40, output)
     assert watch.posted is output
     assert [c.title for c in files.checks()] == ["ok"]
+
+
+def test_a_check_is_filed_under_its_deliverys_forge_with_where_it_was_posted(
+    tmp_path: Path,
+) -> None:
+    """``make run`` checks a GitHub delivery on the local forge: the page says both, truly."""
+    files = FileHistory(tmp_path)
+    watch = PostWatch(CheckRecorder(files, clock=lambda: 5.0), JobRun("github", "github-d1", 2.0))
+    output = CheckOutput(Conclusion.FAILURE, "refused", "x", "")
+    watch.record("local", REPO, 7, "d1", "a" * 40, output, facts=CheckFacts(branch="add-cache"))
+    (entry,) = files.checks()
+    assert (entry.forge, entry.posted_to, entry.job_id) == ("github", "local", "github-d1")
+    assert (entry.started_at, entry.at) == (2.0, 5.0)
+    assert entry.facts == CheckFacts(branch="add-cache")
+    assert files.check(entry.id) == entry  # read back whole
+    watch.record("github", REPO, 7, "d1", "a" * 40, output)
+    assert files.check(entry.id) is not None and files.checks()[0].posted_to == ""
 
 
 def test_the_kinds_of_failure() -> None:

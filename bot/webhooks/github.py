@@ -166,19 +166,8 @@ def _check_run(event_name: str, p: JsonObject) -> Event:
             pull_numbers=tuple(pr.number("number") for pr in run.objs("pull_requests")),
         )
     suite = run.opt_obj("check_suite")
-    repo, installation = _repo(p), p.obj("installation").number("id")
-    head_sha = run.sha("head_sha")
-    group = queue_rerun(suite, head_sha, repo, installation)
-    if group is not None:
-        return group
-    return CheckRerequestEvent(
-        repo=repo,
-        head_sha=head_sha,
-        check_run_id=run.number("id"),
-        check_suite_id=None if suite is None else suite.opt_number("id"),
-        pull_numbers=tuple(pr.number("number") for pr in run.objs("pull_requests")),
-        installation_id=installation,
-    )
+    suite_id = None if suite is None else suite.opt_number("id")
+    return _rerun(p, run, suite, run_id=run.number("id"), suite_id=suite_id)
 
 
 def _check_suite(event_name: str, p: JsonObject) -> Event:
@@ -187,17 +176,30 @@ def _check_suite(event_name: str, p: JsonObject) -> Event:
         # "requested" comes with every push; the push and pull_request events drive checks.
         return ignored(_F, event_name, action, "only rerequested check suites are acted on")
     suite = p.obj("check_suite")
+    return _rerun(p, suite, suite, run_id=None, suite_id=suite.number("id"))
+
+
+def _rerun(
+    p: JsonObject,
+    holder: JsonObject,
+    suite: JsonObject | None,
+    *,
+    run_id: int | None,
+    suite_id: int | None,
+) -> Event:
+    """A check asked to run again: ``holder`` (the check run, or the suite) names the head and
+    the pull requests; a merge queue's branch makes it its group's check again."""
     repo, installation = _repo(p), p.obj("installation").number("id")
-    head_sha = suite.sha("head_sha")
+    head_sha = holder.sha("head_sha")
     group = queue_rerun(suite, head_sha, repo, installation)
     if group is not None:
         return group
     return CheckRerequestEvent(
         repo=repo,
         head_sha=head_sha,
-        check_run_id=None,
-        check_suite_id=suite.number("id"),
-        pull_numbers=tuple(pr.number("number") for pr in suite.objs("pull_requests")),
+        check_run_id=run_id,
+        check_suite_id=suite_id,
+        pull_numbers=tuple(pr.number("number") for pr in holder.objs("pull_requests")),
         installation_id=installation,
     )
 

@@ -21,7 +21,6 @@ from bot.reconcile.events import EVENT_NAME
 from bot.settings import Settings
 from bot.state import keys
 from bot.state.base import pull_key
-from bot.state.rates import RateBudget
 from bot.state.redis_state import redis_state
 from bot.state.sweeps import MemorySweeps
 from bot.webhooks import ChangeRequestEvent, event_from_dict
@@ -276,10 +275,10 @@ def test_the_run_is_bounded_and_yields_to_the_rate_budget(tmp_path: Path) -> Non
         run.clock.advance(60)
         run.sweep()
         assert len(run.queued()) == 3  # the one left is the next run's
-        # The installation's rate limit runs low: the repository waits, nothing is asked.
-        rates = run.context.rates
-        assert rates is not None
-        rates.put(RateBudget("github", "installation 42", 10, 5000, run.clock() + 600, 0))
+        # The installation's rate limit runs low, as GitHub's answers say (each answer is
+        # kept, so a budget put in the store by hand would be overwritten by the next one):
+        # the repository waits, and its pull requests are not listed.
+        run.fake.use_rate_limit(10)
         open_pull(run, 4, sha(4))
         before = len(run.fake.calls)
         summary = run.sweep()["github"]

@@ -160,6 +160,12 @@ class GitHubCore(DescribedForge[Call]):
     def _unserved(self, op: Operation) -> Response:
         return Response(501, error(f"the fake does not serve {op.method} {op.template}"))
 
+    def use_rate_limit(self, remaining: int) -> None:
+        """From now on the rate limit has ``remaining`` requests left (of 5000), and counts
+        down from there."""
+        with self._lock:
+            self._rate_used = 5000 - remaining
+
     def _default_headers(self) -> dict[str, str]:
         with self._lock:
             self._rate_used += 1

@@ -32,13 +32,14 @@ from bot.webhooks import (
     InstallationEvent,
     MergeGroupEvent,
     PushEvent,
+    RepositoryAddedEvent,
     RequestedActionEvent,
     event_from_dict,
 )
 from workers.change_api import change_api_job
 from workers.command_jobs import comment_job, requested_action_job
 from workers.context import Adapter, WorkerContext, installed
-from workers.onboarding import installation_job, onboard_unconfigured_push
+from workers.onboarding import installation_job, onboard_unconfigured_push, repository_added_job
 from workers.outcomes import not_posted, run_watched, unposted_kind
 from workers.services import check_services, ran_before
 
@@ -180,6 +181,7 @@ JOBS: dict[type, Job] = {
     RequestedActionEvent: requested_action_job,
     ChangeApiEvent: change_api_job,  # queued by POST /api/v1/changes, never by a webhook
     InstallationEvent: installation_job,
+    RepositoryAddedEvent: repository_added_job,
 }
 
 ABANDONED_REASON = (

@@ -13,11 +13,12 @@ from bot.changes.engine import ChangeServices
 from bot.changes.onboard import OnboardingOutcome, open_onboarding
 from bot.changes.onboard_rerender import rerender_onboarding
 from bot.errors import ForgeError, PermanentForgeError
+from bot.forges.base import RepositoryLookup
 from bot.onboarding.proposal_body import BRANCH
 from bot.repos import ForgeKind, RepoRef
 from bot.state.audit import AuditTrail, utc_now
 from bot.state.outcomes import Unposted
-from bot.webhooks import InstallationEvent, PushEvent
+from bot.webhooks import InstallationEvent, PushEvent, RepositoryAddedEvent
 from workers.changes import bot_identity
 from workers.context import Adapter, WorkerContext
 from workers.outcomes import not_posted
@@ -134,6 +135,33 @@ def installation_job(
         log.error("delivery %s: onboarding cannot run: %s", delivery_id, unusable)
         return {**summary, "onboarding": results, **not_posted(Unposted.SETTINGS, str(unusable))}
     return {**summary, "handled": True, "onboarding": results}
+
+
+def repository_added_job(
+    context: WorkerContext, forge: str, delivery_id: str, event: object
+) -> Summary:
+    """A repository created under a GitLab instance's system hook or a Gitea/Forgejo
+    organisation's (or instance's) webhook, onboarded as a GitHub App's new one is. The hook
+    names little of it: the forge is asked for its clone URL and default branch."""
+    assert isinstance(event, RepositoryAddedEvent)
+    full_name = event.repo.full_name
+    summary: Summary = {"forge": forge, "delivery": delivery_id, "event": "RepositoryAddedEvent"}
+    try:
+        adapter = context.adapter_for(forge, full_name)
+    except PermanentForgeError as exc:
+        log.error("delivery %s: onboarding cannot run: %s", delivery_id, exc)
+        return {**summary, **not_posted(Unposted.SETTINGS, str(exc))}
+    if not isinstance(adapter.forge, RepositoryLookup):
+        return {**summary, "handled": False, "why": "this forge cannot describe a repository"}
+    try:  # a transient error fails the job: its retry finds what was already opened
+        outcome = onboard(context, adapter, forge, adapter.forge.repository(full_name))
+    except PermanentForgeError as exc:
+        return {**summary, "handled": True, "onboarding": {full_name: f"error: {exc}"}}
+    said = "not onboarded here" if outcome is None else _said(outcome)
+    if outcome is not None:
+        audit_onboarding(context, forge, full_name, audited(outcome), outcome.pull_request_url)
+    log.info("delivery %s: %s onboarding: %s", delivery_id, full_name, said)
+    return {**summary, "handled": True, "onboarding": {full_name: said}}
 
 
 def _said(outcome: OnboardingOutcome) -> str:

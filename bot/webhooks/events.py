@@ -152,6 +152,15 @@ class InstallationEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class RepositoryAddedEvent:
+    """A repository that a hook above it now reaches was created: a GitLab instance's system
+    hook (``project_create``), a Gitea/Forgejo organisation's or instance's webhook
+    (``repository`` ``created``). Onboarded, as a GitHub App's new installation is."""
+
+    repo: RepoRef
+
+
+@dataclass(frozen=True, slots=True)
 class PingEvent:
     forge: ForgeKind
     hook_id: int | None
@@ -176,6 +185,7 @@ Event: TypeAlias = (
     | RequestedActionEvent
     | ChangeApiEvent
     | InstallationEvent
+    | RepositoryAddedEvent
     | PingEvent
     | Ignored
 )
@@ -189,6 +199,7 @@ ACTIONABLE: tuple[type[Any], ...] = (
     CheckRerequestEvent,
     RequestedActionEvent,
     InstallationEvent,
+    RepositoryAddedEvent,
 )
 
 
@@ -216,6 +227,7 @@ _TYPES: dict[str, type[Any]] = {
     "requested_action": RequestedActionEvent,
     "change_api": ChangeApiEvent,
     "installation": InstallationEvent,
+    "repository_added": RepositoryAddedEvent,
     "ping": PingEvent,
     "ignored": Ignored,
 }

@@ -18,7 +18,13 @@ from bot.webhooks.common import (
     ignored,
     push_event,
 )
-from bot.webhooks.events import ChangeAction, ChangeRequestEvent, CommentEvent, Event
+from bot.webhooks.events import (
+    ChangeAction,
+    ChangeRequestEvent,
+    CommentEvent,
+    Event,
+    RepositoryAddedEvent,
+)
 from bot.webhooks.payload import JsonObject
 
 _F = ForgeKind.GITEA
@@ -38,6 +44,11 @@ def parse_gitea(event_name: str, event_type: str | None, payload: JsonObject) ->
     if event_name == "issue_comment":
         return _comment(event_name, event_type, payload)
     action = payload.peek_text("action")
+    if event_name == "repository":
+        # An organisation's or the instance's webhook: a repository created under it.
+        if action != "created":
+            return ignored(_F, event_name, action, "only created repositories are onboarded")
+        return RepositoryAddedEvent(_repo(payload))
     if event_name in _REVIEWS:
         return ignored(_F, event_name, action, "pull request reviews are not acted on")
     return ignored(_F, event_name, action, UNKNOWN_EVENT)

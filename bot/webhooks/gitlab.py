@@ -19,7 +19,13 @@ from bot.webhooks.common import (
     ignored,
     push_event,
 )
-from bot.webhooks.events import ChangeAction, ChangeRequestEvent, CommentEvent, Event
+from bot.webhooks.events import (
+    ChangeAction,
+    ChangeRequestEvent,
+    CommentEvent,
+    Event,
+    RepositoryAddedEvent,
+)
 from bot.webhooks.payload import JsonObject, WebhookError
 
 _F = ForgeKind.GITLAB
@@ -30,8 +36,10 @@ _IGNORED_HOOKS = {
     "Tag Push Hook": TAG_PUSH,
     # Internal notes: answering one in public would leak it.
     "Confidential Note Hook": "confidential comments are not acted on",
-    "System Hook": "system hooks are not used (add a project or group webhook)",
 }
+# A system hook's events, by the payload's event_name or object_kind: pushes and merge
+# requests come in their project hook's shape; a new project is onboarded.
+_SYSTEM_EVENTS = {"push": "Push Hook", "merge_request": "Merge Request Hook"}
 _MR_IGNORED = {
     "close": "closed merge requests are not checked",
     "merge": "merged merge requests are not checked",
@@ -43,6 +51,8 @@ _MR_IGNORED = {
 
 
 def parse_gitlab(event_name: str, payload: JsonObject) -> Event:
+    if event_name == "System Hook":
+        return _system_hook(payload)
     reason = _IGNORED_HOOKS.get(event_name)
     handler = _HANDLERS.get(event_name)
     if reason is not None or handler is None:
@@ -52,6 +62,20 @@ def parse_gitlab(event_name: str, payload: JsonObject) -> Event:
     if payload.peek("object_kind") not in (None, kind):
         raise WebhookError(f"field object_kind: does not match the X-Gitlab-Event header ({kind})")
     return parse(event_name, payload)
+
+
+def _system_hook(p: JsonObject) -> Event:
+    """An instance's system hook: the events of every project, in their own shapes."""
+    kind = p.peek_text("event_name") or p.peek_text("object_kind")
+    if kind == "project_create":
+        full_name = p.repository("path_with_namespace", gitlab_repository)
+        return RepositoryAddedEvent(RepoRef(_F, full_name, id=p.opt_ident("project_id")))
+    hook = _SYSTEM_EVENTS.get(kind or "")
+    if hook is None:
+        reason = "only pushes, merge requests and new projects of a system hook are acted on"
+        return ignored(_F, "System Hook", kind, reason)
+    _, parse = _HANDLERS[hook]
+    return parse(hook, p)
 
 
 def _action(p: JsonObject) -> str | None:

@@ -84,3 +84,17 @@ def test_a_push_to_the_default_branch_proposes_once(forge: Forge) -> None:
     again = push_to_main(forge, {"README.md": "again\n"})
     assert proposals(forge) == [pull] and forge.pushes() == pushes
     assert forge.states(again) == []
+
+
+@pytest.mark.parametrize("forge", ["gitlab", "gitea", "forgejo"], indirect=True)
+def test_a_repository_created_under_an_organisation_hook_is_proposed_once(forge: Forge) -> None:
+    """GitLab's system hook (``project_create``) or a Gitea/Forgejo organisation's webhook
+    (``repository`` created) reaches a repository no hook of its own watches yet."""
+    forge.deliver_repository_created()
+    forge.work()
+    opened = proposals(forge)
+    assert len(opened) == 1, forge.runs[-1].log[-3000:]
+    assert (opened[0].base_ref, opened[0].state) == ("main", "open")
+    forge.deliver_repository_created()  # again (a redelivery): the open proposal is found
+    forge.work()
+    assert len(proposals(forge)) == 1

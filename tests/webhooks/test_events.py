@@ -21,6 +21,7 @@ from bot.webhooks import (
     MergeGroupEvent,
     PingEvent,
     PushEvent,
+    RepositoryAddedEvent,
     RequestedActionEvent,
     WebhookError,
     delivery_from_dict,
@@ -78,6 +79,7 @@ EVENTS: list[Event] = [
         (3, 4),
         957387,
     ),
+    RepositoryAddedEvent(RepoRef(ForgeKind.GITLAB, "acme/gitops", id="74")),
 ]
 
 
@@ -176,7 +178,7 @@ def test_events_are_frozen_and_slotted() -> None:
 
 
 def test_only_pings_and_ignored_deliveries_are_not_actionable() -> None:
-    assert [is_actionable(event) for event in EVENTS] == [True] * 6 + [False, False, True]
+    assert [is_actionable(event) for event in EVENTS] == [True] * 6 + [False, False, True, True]
 
 
 def test_a_comment_queued_before_it_carried_its_time_still_decodes() -> None:

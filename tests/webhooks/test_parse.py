@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bot.repos import ForgeKind
+from bot.repos import ForgeKind, RepoRef
 from bot.webhooks import (
     ChangeRequestEvent,
     CommentEvent,
@@ -15,6 +15,7 @@ from bot.webhooks import (
     Ignored,
     InstallationEvent,
     PushEvent,
+    RepositoryAddedEvent,
     WebhookError,
     parse_delivery,
 )
@@ -247,11 +248,43 @@ def test_gitlab_fork_merge_request() -> None:
     [
         ("Tag Push Hook", "tag pushes are not checked"),
         ("Confidential Note Hook", "confidential comments"),
-        ("System Hook", "system hooks are not used"),
     ],
 )
 def test_gitlab_hooks_ignored_on_purpose(hook: str, reason: str) -> None:
     assert reason in gitlab(hook, fixture("gitlab/push__woodpecker.json")).reason
+
+
+def test_a_gitlab_system_hook_brings_pushes_merge_requests_and_new_projects() -> None:
+    push = gitlab("System Hook", fixture("gitlab/push__woodpecker.json"))
+    assert push == gitlab("Push Hook", fixture("gitlab/push__woodpecker.json"))
+    opened = fixture("gitlab/merge_request__open-woodpecker.json")
+    assert gitlab("System Hook", opened) == gitlab("Merge Request Hook", opened)
+    created = {
+        "event_name": "project_create",
+        "path_with_namespace": "acme/gitops",
+        "project_id": 74,
+    }
+    assert gitlab("System Hook", created) == RepositoryAddedEvent(
+        RepoRef(ForgeKind.GITLAB, "acme/gitops", id="74")
+    )
+    renamed = {"event_name": "project_rename", "path_with_namespace": "acme/ops"}
+    assert "only pushes, merge requests and new projects" in gitlab("System Hook", renamed).reason
+    with pytest.raises(WebhookError, match="path_with_namespace"):
+        gitlab("System Hook", {"event_name": "project_create", "path_with_namespace": "../x"})
+
+
+def test_a_gitea_organisation_hook_brings_created_repositories() -> None:
+    payload = fixture("gitea/push__branch.json")
+    created = {
+        "action": "created",
+        "repository": payload["repository"],
+        "sender": payload["sender"],
+    }
+    event = gitea("repository", created)
+    assert isinstance(event, RepositoryAddedEvent)
+    assert event.repo.full_name == payload["repository"]["full_name"]
+    deleted = {**created, "action": "deleted"}
+    assert "only created repositories" in gitea("repository", deleted).reason
 
 
 def test_gitlab_notes_edits_system_notes_issues_snippets_and_bots() -> None:

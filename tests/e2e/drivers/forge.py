@@ -417,6 +417,11 @@ class Forge:
         """The webhook of a push that moved ``ref`` from ``before`` to ``after``."""
         raise NotImplementedError
 
+    def deliver_repository_created(self) -> None:
+        """The webhook of a hook above the repository (GitLab's system hook, a Gitea or
+        Forgejo organisation's webhook) saying the repository was created."""
+        raise NotImplementedError
+
     def edit_comment(self, comment: Any, body: str) -> Any:
         raise NotImplementedError
 

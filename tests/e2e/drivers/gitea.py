@@ -122,6 +122,15 @@ class Gitea(GitHubShaped):
         payload.update(ref=ref, before=before, after=after)
         assert self.bot.post("push", payload, forge=self.kind) == 202
 
+    def deliver_repository_created(self) -> None:
+        """An organisation's webhook: ``repository`` ``created``, with the push delivery's
+        repository and sender objects."""
+        pushed: dict[str, Any] = copy.deepcopy(json.loads(PUSH_FIXTURE.read_text()))
+        payload = {"action": "created", "repository": pushed["repository"]}
+        payload["sender"] = pushed["sender"]
+        self._point(payload)
+        assert self.bot.post("repository", payload, forge=self.kind) == 202
+
     # ------------------------------------------------------------ what the forge holds
     def verdict(self, sha: str | None = None) -> tuple[str, str]:
         statuses = self.fake.statuses(self.full_name, sha or self.head)

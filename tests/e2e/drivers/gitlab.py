@@ -155,6 +155,24 @@ class GitLab(Forge):
         )
         assert self.bot.post("push", payload, forge="gitlab") == 202
 
+    def deliver_repository_created(self) -> None:
+        """A system hook's ``project_create``, in the shape GitLab documents it."""
+        payload = {
+            "created_at": "2026-12-05T10:00:00Z",
+            "updated_at": "2026-12-05T10:00:00Z",
+            "event_name": "project_create",
+            "name": self.full_name.split("/")[1],
+            "owner_email": "",
+            "owner_name": "Maria",
+            "owners": [{"name": "Maria", "email": ""}],
+            "path": self.full_name.split("/")[1],
+            "path_with_namespace": self.full_name,
+            "project_id": self.project_id,
+            "project_namespace_id": 2,
+            "project_visibility": "private",
+        }
+        assert self.bot.post("System Hook", payload, forge="gitlab") == 202
+
     # ------------------------------------------------------------ what the forge holds
     def statuses(self, sha: str) -> list[dict[str, Any]]:
         """The ``ichor/acceptance`` statuses of ``sha``, oldest first."""

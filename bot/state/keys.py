@@ -122,3 +122,16 @@ def unleased(job_id: str) -> str:
 
 def unclaimed(job_id: str) -> str:
     return f"ichor:unclaimed:{job_id}"
+
+
+# The GitHub App manifest flow's states (bot/web/setup_states.py), shared by web replicas.
+
+
+def setup_key(namespace: str) -> str:
+    """The key every web process signs the flow's states with."""
+    return f"ichor:setup-key:{namespace}"
+
+
+def setup_spent(namespace: str, nonce: str) -> str:
+    """Set once a state is spent, until it would have expired."""
+    return f"ichor:setup-spent:{namespace}:{nonce}"

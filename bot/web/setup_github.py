@@ -21,6 +21,7 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import httpx
+import redis
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -41,6 +42,7 @@ from bot.forges.github.manifest import (
 )
 from bot.forges.http.seam import Policy, Seam
 from bot.settings import Settings
+from bot.state.setup import RedisSetupStore
 from bot.web.setup_pages import render_created, render_refused, render_start, security_headers
 from bot.web.setup_states import SetupStates
 
@@ -81,17 +83,21 @@ def exchange_code(api_url: str, code: str, client: httpx.Client | None = None) -
 def setup_routes(
     settings: Settings,
     *,
-    clock: Callable[[], float] = time.monotonic,
+    clock: Callable[[], float] | None = None,
 ) -> list[Route]:
-    """The two routes, or none when setup is not enabled (so both answer 404)."""
+    """The two routes, or none when setup is not enabled (so both answer 404). With Redis the
+    flow's states are shared by every web replica (on the wall clock, which they share)."""
     if not settings.setup_enabled:
         return []
+    store = RedisSetupStore(settings.redis_url, settings.queue_name) if settings.redis_url else None
+    if clock is None:
+        clock = time.time if store is not None else time.monotonic
     configured = public_base(settings.public_url) if settings.public_url else None
     web_url = public_base(settings.github_url, "ICHOR_GITHUB_URL")
     web = urlsplit(web_url)
     headers = security_headers(f"{web.scheme}://{web.netloc}")
     api_url = settings.github_api_url
-    states = SetupStates(clock)
+    states = SetupStates(clock, store=store)
 
     def refused(status: int, message: str) -> Response:
         return HTMLResponse(render_refused(message), status_code=status, headers=headers)
@@ -112,7 +118,11 @@ def setup_routes(
             base, source = bot_base(request)
         except ManifestError as exc:
             return refused(400, str(exc))
-        state = states.issue()
+        try:
+            state = await run_in_threadpool(states.issue)  # Redis, when shared: off the loop
+        except redis.exceptions.RedisError as exc:
+            log.warning("GitHub App setup: Redis is unreachable: %s", exc)
+            return refused(503, "The setup keeps its state in Redis, which is unreachable now.")
         page = render_start(build_manifest(base), creation_url(web_url, state, org), org, source)
         response = HTMLResponse(page, headers=headers)
         # The browser's copy of the state: the callback must come back to the same browser.
@@ -134,7 +144,11 @@ def setup_routes(
             base, _ = bot_base(request)
         except ManifestError as exc:
             return refused(400, f"GitHub's answer cannot be used: {exc}.")
-        pending = states.consume(state, request.cookies.get(COOKIE))
+        try:
+            pending = await run_in_threadpool(states.consume, state, request.cookies.get(COOKIE))
+        except redis.exceptions.RedisError as exc:
+            log.warning("GitHub App setup: Redis is unreachable: %s", exc)
+            return refused(503, "The setup keeps its state in Redis, which is unreachable now.")
         if pending is None:
             return refused(
                 400,

@@ -10,7 +10,10 @@ openings by anyone can push out the state of the person who is on GitHub creatin
 global table of pending states once could). The server remembers only the states already
 spent, until they would have expired anyway; that memory is capped, and forgetting an old
 spent state lets through at most its own browser's second try, which GitHub's single-use code
-refuses anyway. The key lives in memory: a restart, like an expiry, ends the flow.
+refuses anyway. The key and the spent states are kept by a store of ``bot/state/setup.py``: in
+this process's memory (a restart, like an expiry, ends the flow), or on Redis, shared by every
+web replica, so the callback may reach another replica than the page (then the clock is the
+wall clock, the same for all of them).
 """
 
 from __future__ import annotations
@@ -21,12 +24,12 @@ import hashlib
 import hmac
 import secrets
 import struct
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.state.setup import DEFAULT_SPENT_CAPACITY, MemorySetupStore, SetupStore
+
 DEFAULT_TTL = 15 * 60.0  # seconds; GitHub gives the whole flow an hour
-DEFAULT_SPENT_CAPACITY = 10_000  # spent states remembered; each is a few dozen bytes
 _NONCE = 16
 _ISSUED = struct.Struct(">d")
 _MAC = 16  # bytes of HMAC-SHA256 kept: 128 bits, unforgeable within a state's 15 minutes
@@ -44,21 +47,21 @@ class SetupStates:
         clock: Callable[[], float],
         *,
         ttl: float = DEFAULT_TTL,
+        store: SetupStore | None = None,
         spent_capacity: int = DEFAULT_SPENT_CAPACITY,
-        key: bytes | None = None,
     ) -> None:
         self._clock = clock
         self._ttl = ttl
-        self._spent_capacity = spent_capacity
-        self._key = key if key is not None else secrets.token_bytes(32)
-        self._spent: OrderedDict[bytes, float] = OrderedDict()  # nonce -> when it expires
+        self._store = (
+            store if store is not None else MemorySetupStore(clock, capacity=spent_capacity)
+        )
 
     @property
     def ttl(self) -> float:
         return self._ttl
 
     def issue(self) -> str:
-        """A new state: URL-safe, unguessable, and nothing kept on the server."""
+        """A new state: URL-safe, unguessable, and nothing kept."""
         body = secrets.token_bytes(_NONCE) + _ISSUED.pack(self._clock())
         raw = body + self._mac(body)
         return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
@@ -67,7 +70,6 @@ class SetupStates:
         """The setup ``state`` names, once; None when forged, used, expired or when the
         browser's copy (``presented``, from its cookie) is not the same value."""
         now = self._clock()
-        self._forget_expired(now)
         raw = _decode(state)
         if raw is None or len(raw) != _SIZE:
             return None
@@ -76,34 +78,21 @@ class SetupStates:
             return None
         nonce = body[:_NONCE]
         (issued_at,) = _ISSUED.unpack(body[_NONCE:])
-        if not 0 <= now - issued_at < self._ttl or nonce in self._spent:
+        if not 0 <= now - issued_at < self._ttl:
             return None
         # Spent whatever happens next: a state refused for the wrong browser is not retried.
-        self._spend(nonce, issued_at + self._ttl)
+        if not self._store.spend(nonce, issued_at + self._ttl - now):
+            return None
         if presented is None or not hmac.compare_digest(state.encode(), presented.encode()):
             return None
         return PendingSetup(issued_at)
 
     def __len__(self) -> int:
-        """How many spent states are remembered."""
-        return len(self._spent)
+        """How many spent states this process remembers (in memory; 0 on Redis)."""
+        return len(self._store) if isinstance(self._store, MemorySetupStore) else 0
 
     def _mac(self, body: bytes) -> bytes:
-        return hmac.new(self._key, body, hashlib.sha256).digest()[:_MAC]
-
-    def _spend(self, nonce: bytes, expires: float) -> None:
-        while len(self._spent) >= self._spent_capacity:
-            self._spent.popitem(last=False)
-        self._spent[nonce] = expires
-
-    def _forget_expired(self, now: float) -> None:
-        # Spent in order of consumption, which is close to, not exactly, the order of expiry:
-        # stop at the first that is still live, the rest goes on a later call.
-        while self._spent:
-            nonce, expires = next(iter(self._spent.items()))
-            if now < expires:
-                break
-            del self._spent[nonce]
+        return hmac.new(self._store.signing_key(), body, hashlib.sha256).digest()[:_MAC]
 
 
 def _decode(state: str) -> bytes | None:

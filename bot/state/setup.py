@@ -16,10 +16,15 @@ from typing import Protocol
 
 import redis
 
+from bot.errors import IchorError
 from bot.state import keys as key_names
 
 KEY_BYTES = 32
 DEFAULT_SPENT_CAPACITY = 10_000  # spent states remembered in memory; a few dozen bytes each
+
+
+class SetupStoreUnavailable(IchorError):
+    """The shared store could not be reached: the flow cannot go on now."""
 
 
 class SetupStore(Protocol):
@@ -89,17 +94,23 @@ class RedisSetupStore:
     def signing_key(self) -> bytes:
         if self._key is None:
             name = key_names.setup_key(self._namespace)
-            self._redis.set(name, secrets.token_bytes(KEY_BYTES), nx=True)
-            found = self._redis.get(name)
+            try:
+                self._redis.set(name, secrets.token_bytes(KEY_BYTES), nx=True)
+                found = self._redis.get(name)
+            except redis.exceptions.RedisError as exc:
+                raise SetupStoreUnavailable(f"Redis: {exc}") from exc
             if not isinstance(found, bytes) or len(found) != KEY_BYTES:
-                raise redis.exceptions.DataError(f"{name} does not hold a signing key")
+                raise SetupStoreUnavailable(f"{name} does not hold a signing key")
             self._key = found
         return self._key
 
     def spend(self, nonce: bytes, for_seconds: float) -> bool:
         ttl_ms = max(1, int(for_seconds * 1000))
         name = key_names.setup_spent(self._namespace, nonce.hex())
-        return bool(self._redis.set(name, b"1", nx=True, px=ttl_ms))
+        try:
+            return bool(self._redis.set(name, b"1", nx=True, px=ttl_ms))
+        except redis.exceptions.RedisError as exc:
+            raise SetupStoreUnavailable(f"Redis: {exc}") from exc
 
     def close(self) -> None:
         self._redis.close()

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import httpx
-import redis
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -42,7 +41,7 @@ from bot.forges.github.manifest import (
 )
 from bot.forges.http.seam import Policy, Seam
 from bot.settings import Settings
-from bot.state.setup import RedisSetupStore
+from bot.state.setup import RedisSetupStore, SetupStoreUnavailable
 from bot.web.setup_pages import render_created, render_refused, render_start, security_headers
 from bot.web.setup_states import SetupStates
 
@@ -120,7 +119,7 @@ def setup_routes(
             return refused(400, str(exc))
         try:
             state = await run_in_threadpool(states.issue)  # Redis, when shared: off the loop
-        except redis.exceptions.RedisError as exc:
+        except SetupStoreUnavailable as exc:
             log.warning("GitHub App setup: Redis is unreachable: %s", exc)
             return refused(503, "The setup keeps its state in Redis, which is unreachable now.")
         page = render_start(build_manifest(base), creation_url(web_url, state, org), org, source)
@@ -146,7 +145,7 @@ def setup_routes(
             return refused(400, f"GitHub's answer cannot be used: {exc}.")
         try:
             pending = await run_in_threadpool(states.consume, state, request.cookies.get(COOKIE))
-        except redis.exceptions.RedisError as exc:
+        except SetupStoreUnavailable as exc:
             log.warning("GitHub App setup: Redis is unreachable: %s", exc)
             return refused(503, "The setup keeps its state in Redis, which is unreachable now.")
         if pending is None:

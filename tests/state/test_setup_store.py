@@ -3,6 +3,7 @@ and spent by another, once for all of them, and forgotten when it would have exp
 
 from __future__ import annotations
 
+import socket
 import uuid
 from collections.abc import Iterator
 
@@ -10,7 +11,7 @@ import pytest
 import redis
 
 from bot.state import keys
-from bot.state.setup import RedisSetupStore
+from bot.state.setup import RedisSetupStore, SetupStoreUnavailable
 from bot.web.setup_states import SetupStates
 from tests.support.clock import ManualClock
 from tests.support.redis_url import SHARED_REDIS_URL
@@ -58,3 +59,14 @@ def test_other_namespaces_sign_with_other_keys(namespace: str) -> None:
     state = theirs.issue()
     assert mine.consume(state, state) is None
     redis.Redis.from_url(SHARED_REDIS_URL).delete(keys.setup_key(namespace + "-other"))
+
+
+def test_an_unreachable_redis_is_said_in_the_stores_words() -> None:
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    store = RedisSetupStore(f"redis://127.0.0.1:{port}/0", "setup-down", timeout=0.5)
+    with pytest.raises(SetupStoreUnavailable, match="Redis"):
+        store.signing_key()
+    with pytest.raises(SetupStoreUnavailable, match="Redis"):
+        store.spend(b"n" * 16, 60)

@@ -55,6 +55,7 @@ from bot.forges.base import (
 )
 from bot.forges.gitea import pulls as gitea_pulls
 from bot.forges.gitea import reconcile as gitea_reconcile
+from bot.forges.gitea import teams as gitea_teams
 from bot.forges.gitea.http import (
     DIALECT,
     NEEDS_ADMIN,
@@ -193,6 +194,11 @@ class GiteaForge:
         if not isinstance(body, dict):
             raise PermanentForgeError(f"Gitea GET {path}: the response is not an object")
         return PERMISSIONS.get(str(body.get("permission")), Permission.NONE)
+
+    def team_member(self, repo: RepoRef, team: str, login: str) -> bool:
+        """:class:`bot.forges.base.TeamMembership`: ``team`` is ``org/team``."""
+        repo_path(repo, "")  # a Gitea repository, or refused
+        return self._retrying(lambda: gitea_teams.team_member(self._http, team, login))
 
     def bot_login(self, repo: RepoRef) -> str:
         repo_path(repo, "")  # a repository of another forge is refused before any request

@@ -59,6 +59,7 @@ from bot.forges.base import (
 from bot.forges.gitlab import merge_requests as gitlab_mrs
 from bot.forges.gitlab import notes as commands
 from bot.forges.gitlab import reconcile as gitlab_reconcile
+from bot.forges.gitlab import teams as gitlab_teams
 from bot.forges.gitlab.api import (
     NOTE_LIMIT,
     PER_PAGE,
@@ -240,6 +241,11 @@ class GitLabForge:
         project = project_ref(repo)
         level = self._api.retried(lambda gl: commands.access_level(gl, project, user))
         return commands.permission_of(level)
+
+    def team_member(self, repo: RepoRef, team: str, login: str) -> bool:
+        """:class:`bot.forges.base.TeamMembership`: ``team`` is a group path."""
+        check_repo(repo)
+        return self._api.retried(lambda gl: gitlab_teams.team_member(gl, team, login))
 
     def bot_login(self, repo: RepoRef) -> str:
         check_repo(repo)

@@ -123,6 +123,26 @@ def by_bot(note: dict[str, Any], me: int) -> bool:
     return not note.get("system") and _author_id(note) == me
 
 
+def user_id(gl: gitlab.Gitlab, username: str) -> int | None:
+    """The id of the account named exactly ``username``; None when there is none."""
+    if not username:
+        return None
+    # The username filter ignores case; only the exact account counts.
+    found = gl.users.list(username=username, iterator=True)
+    account = next((u for u in found if u.attributes.get("username") == username), None)
+    return None if account is None else int(account.attributes["id"])
+
+
+def active_level(member: dict[str, Any]) -> int:
+    """A member's access level (``members/all``'s answer); 0 for a blocked or deactivated
+    account, or a membership not active yet (invited, awaiting a seat)."""
+    if member.get("state", "active") != "active":
+        return 0
+    if member.get("membership_state", "active") != "active":
+        return 0
+    return int(member.get("access_level") or 0)
+
+
 def find_mr(gl: gitlab.Gitlab, project: str, head: str, base: str) -> PullRequestRef | None:
     mrs = gl.projects.get(project, lazy=True).mergerequests
     for mr in mrs.list(iterator=True, state="opened", source_branch=head, target_branch=base):

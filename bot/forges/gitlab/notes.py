@@ -24,7 +24,7 @@ import gitlab
 
 from bot.errors import ForgeStatusError, PermanentForgeError
 from bot.forges.base import ForgeComment, Permission, Reaction
-from bot.forges.gitlab.api import PER_PAGE, by_bot
+from bot.forges.gitlab.api import PER_PAGE, active_level, by_bot, user_id
 
 # GitLab's emoji names for the reactions the bot gives.
 EMOJI: dict[Reaction, str] = {
@@ -128,26 +128,17 @@ def post_note(mr: Any, body: str, me: int, *, again: bool) -> int:
 def access_level(gl: gitlab.Gitlab, project: str, user: str) -> int:
     """``user``'s access level on ``project``, directly or through a group; 0 for no account
     of that name, no membership, or one not active. A project GitLab does not show raises."""
-    if not user:
-        return 0
-    # The username filter ignores case; only the exact account counts.
-    found = gl.users.list(username=user, iterator=True)
-    account = next((u for u in found if u.attributes.get("username") == user), None)
+    account = user_id(gl, user)
     if account is None:
         return 0
     try:
-        member = gl.projects.get(project, lazy=True).members_all.get(account.attributes["id"])
+        member = gl.projects.get(project, lazy=True).members_all.get(account)
     except ForgeStatusError as exc:
         # Not a member: "404 Not found". "404 Project Not Found" is the token's, not theirs.
         if exc.status == 404 and "project" not in exc.message.lower():
             return 0
         raise
-    attributes = member.attributes
-    if attributes.get("state", "active") != "active":  # blocked, deactivated
-        return 0
-    if attributes.get("membership_state", "active") != "active":  # invited, awaiting
-        return 0
-    return int(attributes.get("access_level") or 0)
+    return active_level(member.attributes)
 
 
 def permission_of(level: int) -> Permission:

@@ -38,7 +38,8 @@ before ``git-receive-pack`` runs). ``before_push`` runs a callback before a push
 One module per concern, composed here: ``swagger`` (the descriptions), ``state`` (records and
 what every concern shares), ``auth`` (credentials and the pipeline's answers), ``repos``
 (repositories and permissions), ``statuses``, ``pulls``, ``comments`` (and reactions),
-``reviews``, ``faults`` (Gitea's own kinds of failure, and the push hook).
+``reviews``, ``teams`` (and their members), ``faults`` (Gitea's own kinds of failure, and the
+push hook).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from tests.fakeforge.gitea.reviews import Reviews
 from tests.fakeforge.gitea.state import API_PREFIX, Call, Ctx, Flavor, Repo, iso
 from tests.fakeforge.gitea.statuses import Statuses
 from tests.fakeforge.gitea.swagger import API_FIXTURES, DESCRIPTIONS, Swagger2, load
+from tests.fakeforge.gitea.teams import Teams
 
 __all__ = [
     "API_FIXTURES",
@@ -70,7 +72,7 @@ __all__ = [
 ]
 
 
-class FakeGitea(Auth, Faults, Repositories, Statuses, Pulls, Comments, Reviews):
+class FakeGitea(Auth, Faults, Repositories, Statuses, Pulls, Comments, Reviews, Teams):
     """Gitea's (or Forgejo's) REST API and git over HTTP on loopback, for one test.
 
     >>> with FakeGitea(tmp_path / "git", flavor="forgejo") as fake:        # doctest: +SKIP

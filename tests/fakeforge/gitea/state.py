@@ -108,6 +108,7 @@ class GiteaState(DescribedForge[Call]):
         self._review_comments: dict[int, dict[str, Any]] = {}
         self._statuses: list[dict[str, Any]] = []
         self._reactions: list[dict[str, Any]] = []
+        self._teams: dict[int, dict[str, Any]] = {}  # see Teams
         self._comment_page: int | None = None  # None: the listing is not paged, as on Gitea
         self._before_pushes: list[Callable[[], None]] = []  # see Faults.before_push
         self._user_id(bot_login)

@@ -37,8 +37,8 @@ non-blank user name and the token as password, as GitLab does for access tokens.
 One module per concern, composed into :class:`FakeGitLab` here: ``core`` (state, the request
 pipeline, paging), ``routes`` (the endpoints and their parameter checks), ``records`` (calls,
 faults, timestamps), ``auth`` (tokens, users, members), ``repositories`` (projects, git),
-``statuses``, ``merge_requests``, ``notes`` (comments and award emoji), ``discussions`` and
-``faults``.
+``groups`` (teams and their members), ``statuses``, ``merge_requests``, ``notes`` (comments
+and award emoji), ``discussions`` and ``faults``.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ import time
 from tests.fakeforge.gitlab.auth import Auth
 from tests.fakeforge.gitlab.discussions import Discussions
 from tests.fakeforge.gitlab.faults import Faults
+from tests.fakeforge.gitlab.groups import Groups
 from tests.fakeforge.gitlab.merge_requests import MergeRequests
 from tests.fakeforge.gitlab.notes import Notes
 from tests.fakeforge.gitlab.records import Call, Fault, iso
@@ -84,7 +85,7 @@ def _now() -> float:
     return time.time()
 
 
-class FakeGitLab(Auth, MergeRequests, Statuses, Notes, Discussions, Faults):
+class FakeGitLab(Auth, Groups, MergeRequests, Statuses, Notes, Discussions, Faults):
     """GitLab's REST API v4 (and git over HTTP) on loopback, for one test.
 
     >>> with FakeGitLab(tmp_path / "git") as fake:                        # doctest: +SKIP

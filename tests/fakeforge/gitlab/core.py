@@ -48,6 +48,7 @@ class GitLabCore(FakeForgeBase[Call]):
         self.bot_username = bot_username
         self._users: dict[int, dict[str, Any]] = {}
         self._projects: dict[int, dict[str, Any]] = {}
+        self._groups: dict[int, dict[str, Any]] = {}  # see Groups
         self._before_push: list[Callable[[], None]] = []  # see Repositories.before_push
         self.bot_user_id = self.add_user(bot_username, name="Ichor Bot")
 

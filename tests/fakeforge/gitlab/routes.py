@@ -117,6 +117,8 @@ ROUTES: dict[str, tuple[str, str, dict[str, Any]]] = {
         {"resolved": "!bool"},
     ),
     "get_member": ("GET", _P + "/members/all/(?P<user_id>[^/]+)", {}),
+    # GET /groups/:id/members/all/:user_id: a member of the group or of an ancestor.
+    "get_group_member": ("GET", "/groups/(?P<group>[^/]+)/members/all/(?P<user_id>[^/]+)", {}),
     "get_project": ("GET", _P, {"statistics": "bool", "license": "bool"}),
     # GET /projects: the projects the token's user sees (membership=true: those it is a member
     # of; min_access_level: at least that access).

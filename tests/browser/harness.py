@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import pytest
 
 from bot.cli.demo import DEMO_PULL_REPO, build_demo_pull, build_repository, read_tree
 from bot.cli.replay import signed_headers
@@ -59,6 +60,16 @@ def free_port() -> int:
 
 def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def require_chromium() -> None:
+    """A browser module's first line: Chromium, or a failure under CI (``make test`` installs
+    it) and a skip on a developer's machine without it, which says how to get it."""
+    if chromium() is not None:
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail("chromium is missing: CI installs it (make test)", pytrace=False)
+    pytest.skip("chromium is not installed (make test installs it)", allow_module_level=True)
 
 
 @dataclass

@@ -5,7 +5,6 @@ never by pixels."""
 
 from __future__ import annotations
 
-import os
 import struct
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser.cdp import load_page
-from tests.browser.harness import chromium, screenshot
+from tests.browser.harness import require_chromium, screenshot
 from tests.browser.seeded import (
     LONG_EXISTING,
     LONG_NEW,
@@ -23,10 +22,7 @@ from tests.browser.seeded import (
     seeded_server,
 )
 
-if chromium() is None:
-    if os.environ.get("CI") == "true":
-        pytest.fail("chromium is missing: CI installs it (make test)", pytrace=False)
-    pytest.skip("chromium is not installed (make test installs it)", allow_module_level=True)
+require_chromium()
 
 WIDTH = 1280
 VIEWPORT = (WIDTH, 900)

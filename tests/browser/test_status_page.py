@@ -3,7 +3,6 @@ queue, local forge), as a newcomer running ``make run`` sees it."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -18,18 +17,15 @@ from tests.browser.harness import (
     HOSTILE_NAME,
     HOSTILE_REPO,
     Server,
-    chromium,
     demo_server,
     dump_dom,
+    require_chromium,
     screenshot,
     start,
     stop,
 )
 
-if chromium() is None:
-    if os.environ.get("CI") == "true":
-        pytest.fail("chromium is missing: CI installs it (make test)", pytrace=False)
-    pytest.skip("chromium is not installed (make test installs it)", allow_module_level=True)
+require_chromium()
 
 
 class _Dom(HTMLParser):
